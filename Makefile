@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# bpfilter: top-level build. Each part owns one fragment under mk/:
+#   mk/helper.mk     the static usermode helper (net/bpfilter/bpfilter_umh)
+#   mk/module.mk     bpfilter.ko for every installed Debian kernel, install
+#   mk/selftests.mk  host selftests, ABI differential test, fuzzer
+#   mk/vm.mk         QEMU kernels, initramfs, VM selftests, demo
+#
+# `make` builds; `make check` runs every test; `make demo` runs the main job.
+
+SRCTREE := $(CURDIR)
+BUILD ?= $(SRCTREE)/build
+
+all: helper modules
+
+include mk/helper.mk
+include mk/module.mk
+include mk/selftests.mk
+include mk/vm.mk
+
+setup:
+	bash scripts/setup.sh
+
+# The whole test suite; prints "N passed, N failed" last.
+check:
+	bash scripts/setup.sh
+	$(MAKE) all selftests
+	bash scripts/check.sh
+
+demo:
+	bash scripts/setup.sh
+	$(MAKE) all
+	bash scripts/demo.sh
+
+clean: helper-clean module-clean selftests-clean
+	rm -rf $(BUILD)
+
+.PHONY: all setup check demo clean

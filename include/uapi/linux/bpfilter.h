@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The ABI between bpfilter.ko and its usermode helper.
+ *
+ * The module forwards every iptables sockopt it owns as one mbox_request on
+ * the helper's fd 0 and waits for one mbox_reply on the helper's fd 1. The
+ * helper reads and writes the caller's buffer itself with process_vm_readv()
+ * and process_vm_writev(), so only these fixed-size records cross the pipe.
+ */
+#ifndef _UAPI_LINUX_BPFILTER_H
+#define _UAPI_LINUX_BPFILTER_H
+
+#include <linux/types.h>
+
+/* The iptables-legacy sockopt numbers, as in linux/netfilter_ipv4/ip_tables.h. */
+enum {
+	BPFILTER_IPT_SO_SET_REPLACE = 64,
+	BPFILTER_IPT_SO_SET_ADD_COUNTERS = 65,
+	BPFILTER_IPT_SET_MAX,
+};
+
+enum {
+	BPFILTER_IPT_SO_GET_INFO = 64,
+	BPFILTER_IPT_SO_GET_ENTRIES = 65,
+	BPFILTER_IPT_SO_GET_REVISION_MATCH = 66,
+	BPFILTER_IPT_SO_GET_REVISION_TARGET = 67,
+	BPFILTER_IPT_GET_MAX,
+};
+
+/* Values of mbox_request.is_set. */
+enum bpfilter_mbox_kind {
+	BPFILTER_MBOX_GET = 0,		/* a getsockopt, cmd is an IPT_SO_GET_* */
+	BPFILTER_MBOX_SET = 1,		/* a setsockopt, cmd is an IPT_SO_SET_* */
+	BPFILTER_MBOX_CONTROL = 2,	/* from the module itself, cmd below */
+};
+
+/* Values of cmd for BPFILTER_MBOX_CONTROL requests. */
+enum bpfilter_mbox_control {
+	BPFILTER_CTL_PING = 1,		/* health check: reply status 0 */
+	BPFILTER_CTL_NETNS_EXIT = 2,	/* netns_ino is gone: release its tables */
+};
+
+/*
+ * One request. addr/len describe the caller's optval buffer in the address
+ * space of process pid (a pid of the initial pid namespace). For a get, len
+ * is the caller's *optlen. netns_ino is the inode number of the calling
+ * socket's network namespace (net->ns.inum): the helper acts there.
+ */
+struct mbox_request {
+	__u64 addr;
+	__u32 len;
+	__u32 is_set;
+	__u32 cmd;
+	__u32 pid;
+	__u32 netns_ino;
+	__u32 reserved;
+};
+
+/* One reply: 0 or a negative errno, returned to the caller as is. */
+struct mbox_reply {
+	__s32 status;
+	__u32 reserved;
+};
+
+/*
+ * The helper's file descriptors, installed by the module before exec:
+ * 0 requests, 1 replies, 3 the helper's own executable (unused),
+ * BPFILTER_STATE_FD a directory that outlives the helper (the module's
+ * private tmpfs), BPFILTER_BPFFS_FD a bpffs directory that outlives the
+ * helper, where BPF objects that must survive a helper crash are pinned.
+ * Either may be absent (EBADF); the helper then keeps no state across runs.
+ */
+#define BPFILTER_STATE_FD	4
+#define BPFILTER_BPFFS_FD	5
+
+#endif /* _UAPI_LINUX_BPFILTER_H */

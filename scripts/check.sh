@@ -1,0 +1,48 @@
+#!/bin/bash
+# Run every test suite in scripts/suites.d/ in order and sum their results.
+#
+# Each suite is a script that prints kselftest-style output ending in a line
+# "# Totals: pass:P fail:F ..." (the kselftest harness prints it; other suites
+# print it themselves). A suite that exits non-zero without such a line counts
+# as one failure. The last line is "N passed, N failed".
+set -u
+cd "$(dirname "$0")/.."
+logdir=build/logs
+mkdir -p "$logdir"
+
+total_pass=0
+total_fail=0
+only=${1:-}
+
+for suite in scripts/suites.d/*.sh; do
+	name=$(basename "$suite" .sh)
+	if [ -n "$only" ] && [[ "$name" != *"$only"* ]]; then
+		continue
+	fi
+	echo "=== suite $name"
+	start=$(date +%s)
+	bash "$suite" 2>&1 | tee "$logdir/$name.log"
+	rc=${PIPESTATUS[0]}
+	pass=0
+	fail=0
+	found=0
+	while read -r p f; do
+		pass=$((pass + p))
+		fail=$((fail + f))
+		found=1
+	done < <(sed -n 's/^.*# Totals: pass:\([0-9]*\) fail:\([0-9]*\).*$/\1 \2/p' "$logdir/$name.log")
+	if [ "$rc" -ne 0 ] && [ "$fail" -eq 0 ]; then
+		echo "# suite $name exited $rc without reporting a failure: counted as one"
+		fail=$((fail + 1))
+	fi
+	if [ "$found" -eq 0 ] && [ "$rc" -eq 0 ]; then
+		echo "# suite $name reported no totals: counted as one failure"
+		fail=$((fail + 1))
+	fi
+	echo "=== suite $name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)"
+	total_pass=$((total_pass + pass))
+	total_fail=$((total_fail + fail))
+done
+
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

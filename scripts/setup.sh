@@ -1,0 +1,42 @@
+#!/bin/bash
+# Install everything bpfilter needs to build and test on Debian bookworm.
+# Idempotent: safe to run on every invocation of the README's commands.
+set -euo pipefail
+
+stamp=/var/lib/bpfilter-setup.stamp
+want_version=3
+
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
+	exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+
+if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+	cat > /etc/apt/sources.list.d/bookworm-backports.sources <<'SRC'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm-backports
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+fi
+
+apt-get update -q
+
+apt-get install -y -q --no-install-recommends \
+	build-essential clang llvm libclang-rt-14-dev pkg-config make git \
+	libelf-dev zlib1g-dev libmnl-dev \
+	iptables nftables iproute2 kmod cpio busybox-static \
+	qemu-system-x86 python3 ca-certificates xz-utils \
+	linux-source-6.1 bpftool
+
+apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev
+
+# Kernel headers for the VM kernels: bookworm's 6.1 and bookworm-backports' 6.12.
+h61=$(apt-cache depends linux-headers-cloud-amd64 | awk '/Depends: linux-headers-6/ {print $2; exit}')
+h612=$(apt-cache -t bookworm-backports depends linux-headers-cloud-amd64 2>/dev/null | awk '/Depends: linux-headers-6.12/ {print $2; exit}')
+apt-get install -y -q --no-install-recommends "$h61"
+apt-get install -y -q --no-install-recommends -t bookworm-backports "$h612"
+
+echo "$want_version" > "$stamp"
