@@ -4,6 +4,7 @@
 #   mk/helper.mk     the static usermode helper (net/bpfilter/bpfilter_umh)
 #   mk/module.mk     bpfilter.ko for every installed Debian kernel, install
 #   mk/selftests.mk  host selftests, ABI differential test, fuzzer
+#   mk/shim.mk       host daemon + LD_PRELOAD shim: stock iptables against the helper
 #   mk/vm.mk         QEMU kernels, initramfs, VM selftests, demo
 #
 # `make` builds; `make check` runs every test; `make demo` runs the main job.
@@ -16,7 +17,9 @@ all: helper modules
 include mk/helper.mk
 include mk/module.mk
 include mk/selftests.mk
+include mk/shim.mk
 include mk/vm.mk
+-include mk/bench.mk
 
 setup:
 	bash scripts/setup.sh
@@ -24,7 +27,7 @@ setup:
 # The whole test suite; prints "N passed, N failed" last.
 check:
 	bash scripts/setup.sh
-	$(MAKE) all selftests
+	$(MAKE) all selftests shim
 	bash scripts/check.sh
 
 demo:

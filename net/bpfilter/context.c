@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The helper's context: namespaces and their tables, created on first use. */
+#define _GNU_SOURCE
+
+#include "context.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "state.h"
+#include "table.h"
+
+static int dir_fd_or_none(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) || !S_ISDIR(st.st_mode))
+		return -1;
+	return fd;
+}
+
+/* Bring back every namespace saved by a previous helper instance. */
+static void reload_saved(struct context *ctx)
+{
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	if (ctx->state_dir_fd < 0)
+		return;
+	fd = openat(ctx->state_dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dir))) {
+		unsigned long ino;
+		struct netns *ns;
+		char *end;
+
+		ino = strtoul(de->d_name, &end, 10);
+		if (end == de->d_name || strcmp(end, ".table") || ino > UINT32_MAX)
+			continue;
+		if (context_get_netns(ctx, ino, &ns))
+			bf_warn(ctx, "netns %lu: saved table not restored", ino);
+	}
+	closedir(dir);
+}
+
+int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *backend)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	log_init(&ctx->log, false, LOG_LVL_INFO);
+	ctx->state_dir_fd = dir_fd_or_none(state_fd);
+	ctx->bpffs_fd = dir_fd_or_none(bpffs_fd);
+	ctx->backend = backend_find(backend);
+	if (!ctx->backend) {
+		bf_err(ctx, "unknown backend '%s'", backend);
+		return -EINVAL;
+	}
+	reload_saved(ctx);
+	return 0;
+}
+
+static void netns_free(struct context *ctx, struct netns *ns)
+{
+	ctx->backend->release(ctx, ns);
+	table_free(ns->filter);
+	free(ns);
+}
+
+void context_fini(struct context *ctx)
+{
+	while (ctx->netns) {
+		struct netns *ns = ctx->netns;
+
+		ctx->netns = ns->next;
+		netns_free(ctx, ns);
+	}
+	log_fini(&ctx->log);
+}
+
+int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
+{
+	struct netns *ns;
+	int err;
+
+	for (ns = ctx->netns; ns; ns = ns->next) {
+		if (ns->ino == ino) {
+			*out = ns;
+			return 0;
+		}
+	}
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return -ENOMEM;
+	ns->ino = ino;
+	err = state_load(ctx, ino, &ns->filter);
+	if (!err && ctx->backend->restore) {
+		err = ctx->backend->restore(ctx, ns, ns->filter);
+		if (err)
+			bf_err(ctx, "netns %u: backend %s cannot restore the saved table: %d",
+			       ino, ctx->backend->name, err);
+	} else if (err) {
+		if (err != -ENOENT)
+			bf_warn(ctx, "netns %u: saved table unusable (%d), starting fresh", ino,
+				err);
+		err = table_create_initial(ctx, &ns->filter);
+		if (err) {
+			free(ns);
+			return err;
+		}
+	}
+	ns->next = ctx->netns;
+	ctx->netns = ns;
+	*out = ns;
+	return 0;
+}
+
+void context_netns_exit(struct context *ctx, uint32_t ino)
+{
+	struct netns **pp, *ns;
+
+	for (pp = &ctx->netns; *pp; pp = &(*pp)->next) {
+		if ((*pp)->ino == ino)
+			break;
+	}
+	ns = *pp;
+	if (ns) {
+		*pp = ns->next;
+		netns_free(ctx, ns);
+	}
+	state_remove(ctx, ino);
+}

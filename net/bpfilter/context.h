@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The helper's one piece of state: every network namespace's tables, the
+ * state directory, the enforcement backend and the log.
+ *
+ * The helper is single-threaded: the module serialises requests, so nothing
+ * here is locked.
+ */
+#ifndef NET_BPFILTER_CONTEXT_H
+#define NET_BPFILTER_CONTEXT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "log.h"
+
+struct table;
+struct backend_ops;
+
+/* One network namespace, identified by the inode of its ns file (net->ns.inum). */
+struct netns {
+	uint32_t ino;
+	pid_t pid;		/* requester of the request being served (for /proc/PID/ns/net) */
+	struct table *filter;	/* the filter table, never NULL once created */
+	void *backend_priv;	/* owned by the backend */
+	struct netns *next;
+};
+
+struct context {
+	struct netns *netns;	/* singly linked list of known namespaces */
+	int state_dir_fd;	/* BPFILTER_STATE_FD if it is a directory, else -1 */
+	int bpffs_fd;		/* BPFILTER_BPFFS_FD if it is a directory, else -1 */
+	const struct backend_ops *backend;
+	void *backend_priv;	/* owned by the backend: state shared by all namespaces */
+	struct log log;
+};
+
+/*
+ * Set up @ctx: state directory @state_fd and bpffs directory @bpffs_fd (each
+ * used only if it is an open directory, else -1), the backend called
+ * @backend (NULL: the default), and the log: 0 or -errno.
+ */
+int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *backend);
+/* Release every namespace (backend release included) and close the log. */
+void context_fini(struct context *ctx);
+/*
+ * The namespace @ino, created on first use: reloaded from the state
+ * directory if a saved table is there, else with the initial filter table.
+ * Returns 0 and *out, or -errno.
+ */
+int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out);
+/*
+ * Forget namespace @ino: backend release, free its tables, delete its saved state. Unknown
+ * ino is fine.
+ */
+void context_netns_exit(struct context *ctx, uint32_t ino);
+
+#endif /* NET_BPFILTER_CONTEXT_H */

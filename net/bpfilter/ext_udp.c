@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/* -m udp, revision 0 (net/netfilter/xt_tcpudp.c). */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/xt_tcpudp.h>
+
+#include "context.h"
+#include "match.h"
+
+static int udp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+{
+	const struct xt_udp *udp = data;
+
+	(void)ip;
+	if (udp->invflags & ~XT_UDP_INV_MASK) {
+		bf_dbg(ctx, "match 'udp': unknown invflags 0x%x", udp->invflags);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct match_ops udp_match_ops = {
+	.name = "udp",
+	.revision = 0,
+	.size = XT_ALIGN(sizeof(struct xt_udp)),
+	.usersize = sizeof(struct xt_udp),
+	.family = NFPROTO_IPV4,
+	.proto = IPPROTO_UDP,
+	.check = udp_check,
+};

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfilter_umh: the usermode helper. Reads one struct mbox_request at a time
+ * from fd 0, serves it, answers with one struct mbox_reply on fd 1. EOF on
+ * fd 0 means the module let go of us: exit cleanly.
+ *
+ * Options (argv or environment): --log=kmsg|stderr (BPFILTER_LOG),
+ * --backend=store|bpf (BPFILTER_BACKEND), --debug (BPFILTER_DEBUG=1).
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/bpfilter.h>
+
+#include "backend.h"
+#include "context.h"
+#include "io.h"
+#include "log.h"
+#include "sockopt.h"
+
+static int handle(struct context *ctx, const struct mbox_request *req)
+{
+	if (req->is_set != BPFILTER_MBOX_CONTROL)
+		return sockopt_handle(ctx, req);
+	switch (req->cmd) {
+	case BPFILTER_CTL_PING:
+		return 0;
+	case BPFILTER_CTL_NETNS_EXIT:
+		context_netns_exit(ctx, req->netns_ino);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static const char *opt(int argc, char **argv, const char *name, const char *env)
+{
+	size_t len = strlen(name);
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], name, len) && argv[i][len] == '=')
+			return argv[i] + len + 1;
+		if (!strcmp(argv[i], name))
+			return "1";
+	}
+	return getenv(env);
+}
+
+int main(int argc, char **argv)
+{
+	const char *log_to = opt(argc, argv, "--log", "BPFILTER_LOG");
+	const char *debug = opt(argc, argv, "--debug", "BPFILTER_DEBUG");
+	const char *backend = opt(argc, argv, "--backend", "BPFILTER_BACKEND");
+	struct context ctx;
+	int err;
+
+	/* A module that goes away mid-reply must not kill us with SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	err = context_init(&ctx, BPFILTER_STATE_FD, BPFILTER_BPFFS_FD, backend);
+	if (err)
+		return 1;
+	log_fini(&ctx.log);
+	log_init(&ctx.log, log_to && !strcmp(log_to, "kmsg"),
+		 debug && strcmp(debug, "0") ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	bf_info(&ctx, "helper started, backend %s, state %s", ctx.backend->name,
+		ctx.state_dir_fd >= 0 ? "saved" : "not saved");
+
+	for (;;) {
+		struct mbox_request req;
+		struct mbox_reply reply;
+
+		err = read_exact(STDIN_FILENO, &req, sizeof(req));
+		if (err == -ENODATA) {
+			err = 0;
+			break;
+		}
+		if (err) {
+			bf_err(&ctx, "reading a request failed: %d", err);
+			break;
+		}
+		memset(&reply, 0, sizeof(reply));
+		reply.status = handle(&ctx, &req);
+		/* Echo the reserved word: the module may use it as a sequence number. */
+		reply.reserved = req.reserved;
+		err = write_exact(STDOUT_FILENO, &reply, sizeof(reply));
+		if (err) {
+			bf_err(&ctx, "writing a reply failed: %d", err);
+			break;
+		}
+	}
+	context_fini(&ctx);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Matches (-m name): ops tables keyed by name and revision, as x_tables
+ * registers them. Adding an extension is one ext_*.c file with a
+ * struct match_ops and one entry in match.c's list.
+ */
+#ifndef NET_BPFILTER_MATCH_H
+#define NET_BPFILTER_MATCH_H
+
+#include <stdint.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+struct context;
+struct codegen;
+struct rule;
+struct match;
+
+struct match_ops {
+	const char *name;
+	uint8_t revision;
+	/* payload size, already XT_ALIGN'd: match_size must be 32 + size */
+	uint16_t size;
+	/* bytes of the payload the kernel copies back in GET_ENTRIES (its matchsize) */
+	uint16_t usersize;
+	/* NFPROTO_IPV4 or NFPROTO_UNSPEC: decides ENOENT vs EPROTOTYPE for a bad revision */
+	uint8_t family;
+	/* the ipt_ip.proto the match needs (not inverted), 0 = any */
+	uint8_t proto;
+	/* the extension's own payload check (checkentry): 0 or -errno */
+	int (*check)(struct context *ctx, const struct ipt_ip *ip, const void *data);
+	/* BPF code generation for this match (engineer E), NULL if none yet */
+	int (*gen)(struct codegen *cg, const struct rule *rule, const struct match *m);
+};
+
+/* One parsed xt_entry_match of a rule. data points into the owning table's blob. */
+struct match {
+	const struct match_ops *ops;
+	const void *data;	/* payload, ops->size bytes */
+	uint32_t offset;	/* of the xt_entry_match inside its entry */
+	uint16_t match_size;	/* xt_entry_match.u.match_size */
+};
+
+/*
+ * Find the match @name/@revision as xt_find_match does: ops, or NULL with *err
+ * -EINVAL/-ENOENT/-EPROTOTYPE.
+ */
+const struct match_ops *match_ops_find(const char *name, uint8_t revision, int *err);
+/* Answer IPT_SO_GET_REVISION_MATCH for @name/@revision: 0, -ENOENT or -EPROTONOSUPPORT. */
+int match_revision(const char *name, uint8_t revision);
+/*
+ * Look up and check one xt_entry_match of an entry with header @ip into @m
+ * (find_check_match): 0 or -errno.
+ */
+int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_entry_match *em,
+	       uint32_t offset, struct match *m);
+
+extern const struct match_ops tcp_match_ops;
+extern const struct match_ops udp_match_ops;
+extern const struct match_ops icmp_match_ops;
+
+#endif /* NET_BPFILTER_MATCH_H */

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The six iptables-legacy sockopts. Each check happens in the order
+ * net/ipv4/netfilter/ip_tables.c (do_ipt_get_ctl, do_replace, ...) makes
+ * it, because iptables reacts differently to each errno.
+ */
+#define _GNU_SOURCE
+
+#include "sockopt.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+#include "backend.h"
+#include "context.h"
+#include "io.h"
+#include "match.h"
+#include "table.h"
+#include "target.h"
+#include "state.h"
+
+/* x_tables' allocation limit (XT_MAX_TABLE_SIZE) and its xt_table_info header. */
+#define XT_MAX_TABLE_SIZE (512ull * 1024 * 1024)
+#define XT_TABLE_INFO_SIZE 64
+
+/* The table @name of the requesting namespace: only "filter" exists. */
+static int find_table(struct context *ctx, const struct mbox_request *req, const char *name,
+		      struct netns **nsp)
+{
+	struct netns *ns;
+	int err;
+
+	if (strcmp(name, TABLE_FILTER))
+		return -ENOENT;
+	err = context_get_netns(ctx, req->netns_ino, &ns);
+	if (err)
+		return err;
+	ns->pid = req->pid;
+	*nsp = ns;
+	return 0;
+}
+
+/* Model counters plus the backend's live ones, one pair per entry. */
+static int table_counters(struct context *ctx, struct netns *ns, const struct table *t,
+			  struct xt_counters **out)
+{
+	struct xt_counters *c;
+	uint32_t i;
+	int err;
+
+	c = calloc(t->num_entries ? t->num_entries : 1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	for (i = 0; i < t->num_entries; i++)
+		c[i] = t->rules[i].counters;
+	err = ctx->backend->read_counters(ctx, ns, t, c);
+	if (err) {
+		bf_err(ctx, "netns %u: backend %s: reading counters failed: %d", ns->ino,
+		       ctx->backend->name, err);
+		free(c);
+		return err;
+	}
+	*out = c;
+	return 0;
+}
+
+static int get_info(struct context *ctx, const struct mbox_request *req)
+{
+	struct ipt_getinfo info;
+	char name[XT_TABLE_MAXNAMELEN];
+	struct netns *ns;
+	int err;
+
+	if (req->len != sizeof(info))
+		return -EINVAL;
+	if (pvm_read(req->pid, req->addr, name, sizeof(name)))
+		return -EFAULT;
+	name[sizeof(name) - 1] = '\0';
+	err = find_table(ctx, req, name, &ns);
+	if (err)
+		return err;
+	table_to_info(ns->filter, name, &info);
+	return pvm_write(req->pid, req->addr, &info, sizeof(info));
+}
+
+static int get_entries(struct context *ctx, const struct mbox_request *req)
+{
+	struct xt_counters *counters = NULL;
+	struct ipt_get_entries get;
+	const struct table *t;
+	struct netns *ns;
+	uint64_t dst;
+	void *buf;
+	int err;
+
+	if (req->len < sizeof(get))
+		return -EINVAL;
+	if (pvm_read(req->pid, req->addr, &get, sizeof(get)))
+		return -EFAULT;
+	if ((uint64_t)req->len != sizeof(get) + (uint64_t)get.size)
+		return -EINVAL;
+	get.name[sizeof(get.name) - 1] = '\0';
+	err = find_table(ctx, req, get.name, &ns);
+	if (err)
+		return err;
+	t = ns->filter;
+	if (get.size != t->size)
+		return -EAGAIN;
+
+	err = table_counters(ctx, ns, t, &counters);
+	if (err)
+		return err;
+	buf = malloc(t->size ? t->size : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	/*
+	 * The kernel leaves some bytes of the caller's buffer alone (name tails,
+	 * padding after a target): start from what is there to match it.
+	 */
+	dst = req->addr + offsetof(struct ipt_get_entries, entrytable);
+	err = pvm_read(req->pid, dst, buf, t->size);
+	if (err)
+		goto out_free;
+	table_to_entries(t, counters, buf);
+	err = pvm_write(req->pid, dst, buf, t->size);
+
+out_free:
+	free(buf);
+	free(counters);
+	return err;
+}
+
+static int get_revision(const struct mbox_request *req)
+{
+	struct xt_get_revision rev;
+
+	if (req->len != sizeof(rev))
+		return -EINVAL;
+	if (pvm_read(req->pid, req->addr, &rev, sizeof(rev)))
+		return -EFAULT;
+	rev.name[sizeof(rev.name) - 1] = '\0';
+	if (req->cmd == BPFILTER_IPT_SO_GET_REVISION_TARGET)
+		return target_revision(rev.name, rev.revision);
+	return match_revision(rev.name, rev.revision);
+}
+
+static int do_replace(struct context *ctx, const struct mbox_request *req)
+{
+	struct xt_counters *old_counters = NULL;
+	struct table *new_table = NULL, *old;
+	struct ipt_replace repl;
+	struct netns *ns;
+	void *blob = NULL;
+	uint32_t i;
+	int err;
+
+	if (req->len < sizeof(repl))
+		return -EINVAL;
+	if (pvm_read(req->pid, req->addr, &repl, sizeof(repl)))
+		return -EFAULT;
+	if (repl.num_counters >= INT_MAX / sizeof(struct xt_counters))
+		return -ENOMEM;
+	if (repl.num_counters == 0)
+		return -EINVAL;
+	if ((uint64_t)req->len < (uint64_t)repl.size + sizeof(repl))
+		return -EINVAL;
+	repl.name[sizeof(repl.name) - 1] = '\0';
+	if (XT_TABLE_INFO_SIZE + (uint64_t)repl.size >= XT_MAX_TABLE_SIZE)
+		return -ENOMEM;
+
+	blob = malloc(repl.size ? repl.size : 1);
+	if (!blob)
+		return -ENOMEM;
+	if (pvm_read(req->pid, req->addr + sizeof(repl), blob, repl.size)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+	err = table_from_replace(ctx, &repl, blob, &new_table);
+	if (err)
+		goto out_free;
+
+	/* __do_replace(): counters buffer, table lookup, hooks, entry count. */
+	if ((uint64_t)repl.num_counters * sizeof(struct xt_counters) > XT_MAX_TABLE_SIZE) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	err = find_table(ctx, req, repl.name, &ns);
+	if (err)
+		goto out_free;
+	old = ns->filter;
+	if (repl.valid_hooks != old->valid_hooks) {
+		err = -EINVAL;
+		goto out_free;
+	}
+	if (repl.num_counters != old->num_entries) {
+		err = -EAGAIN;
+		goto out_free;
+	}
+	old_counters = calloc(repl.num_counters, sizeof(*old_counters));
+	if (!old_counters) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+
+	err = ctx->backend->install(ctx, ns, new_table, old);
+	if (err) {
+		bf_err(ctx, "netns %u: backend %s: install failed: %d", ns->ino,
+		       ctx->backend->name, err);
+		goto out_free;
+	}
+	/* The backend folded the old table's live counts into its model counters. */
+	for (i = 0; i < old->num_entries; i++)
+		old_counters[i] = old->rules[i].counters;
+	ns->filter = new_table;
+	new_table = NULL;
+	table_free(old);
+	state_save(ctx, ns->ino, ns->filter);
+
+	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */
+	if (pvm_write(req->pid, (uint64_t)(uintptr_t)repl.counters, old_counters,
+		      repl.num_counters * sizeof(*old_counters)))
+		bf_dbg(ctx, "netns %u: old counters not written back", ns->ino);
+	err = 0;
+
+out_free:
+	free(old_counters);
+	table_free(new_table);
+	free(blob);
+	return err;
+}
+
+static int do_add_counters(struct context *ctx, const struct mbox_request *req)
+{
+	struct xt_counters_info info;
+	struct xt_counters *add = NULL;
+	struct table *t;
+	struct netns *ns;
+	uint64_t len;
+	uint32_t i;
+	int err;
+
+	/* xt_copy_counters() */
+	if (req->len <= sizeof(info))
+		return -EINVAL;
+	len = req->len - sizeof(info);
+	if (pvm_read(req->pid, req->addr, &info, sizeof(info)))
+		return -EFAULT;
+	info.name[sizeof(info.name) - 1] = '\0';
+	if ((uint64_t)info.num_counters * sizeof(struct xt_counters) != len)
+		return -EINVAL;
+	add = malloc(len);
+	if (!add)
+		return -ENOMEM;
+	if (pvm_read(req->pid, req->addr + sizeof(info), add, len)) {
+		err = -EFAULT;
+		goto out_free;
+	}
+
+	err = find_table(ctx, req, info.name, &ns);
+	if (err)
+		goto out_free;
+	t = ns->filter;
+	if (t->num_entries != info.num_counters) {
+		err = -EINVAL;
+		goto out_free;
+	}
+	/* In blob order, as ADD_COUNTER(counter, bcnt, pcnt) does. */
+	for (i = 0; i < t->num_entries; i++) {
+		t->rules[i].counters.pcnt += add[i].pcnt;
+		t->rules[i].counters.bcnt += add[i].bcnt;
+	}
+	state_save(ctx, ns->ino, t);
+
+out_free:
+	free(add);
+	return err;
+}
+
+int sockopt_handle(struct context *ctx, const struct mbox_request *req)
+{
+	if (req->is_set == BPFILTER_MBOX_SET) {
+		switch (req->cmd) {
+		case BPFILTER_IPT_SO_SET_REPLACE:
+			return do_replace(ctx, req);
+		case BPFILTER_IPT_SO_SET_ADD_COUNTERS:
+			return do_add_counters(ctx, req);
+		}
+		return -EINVAL;
+	}
+	if (req->is_set == BPFILTER_MBOX_GET) {
+		switch (req->cmd) {
+		case BPFILTER_IPT_SO_GET_INFO:
+			return get_info(ctx, req);
+		case BPFILTER_IPT_SO_GET_ENTRIES:
+			return get_entries(ctx, req);
+		case BPFILTER_IPT_SO_GET_REVISION_MATCH:
+		case BPFILTER_IPT_SO_GET_REVISION_TARGET:
+			return get_revision(req);
+		}
+		return -EINVAL;
+	}
+	return -EINVAL;
+}

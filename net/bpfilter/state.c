@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Saved tables, one file per namespace in the state directory: a header
+ * with the GET_INFO fields, then the GET_ENTRIES bytes with the model
+ * counters. A reload re-validates the blob like a REPLACE would.
+ */
+#define _GNU_SOURCE
+
+#include "state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "context.h"
+#include "io.h"
+#include "table.h"
+
+#define STATE_MAGIC "bpfltst1"
+#define STATE_MAX_SIZE (512u * 1024 * 1024)
+
+struct state_header {
+	char magic[8];
+	struct ipt_getinfo info;
+	uint32_t reserved;
+};
+
+static void state_names(uint32_t ino, char *name, char *tmp, size_t len)
+{
+	snprintf(name, len, "%u.table", ino);
+	snprintf(tmp, len, "%u.tmp", ino);
+}
+
+int state_save(struct context *ctx, uint32_t ino, const struct table *t)
+{
+	struct xt_counters *counters = NULL;
+	struct state_header hdr;
+	char name[32], tmp[32];
+	void *blob = NULL;
+	uint32_t i;
+	int fd, err;
+
+	if (ctx->state_dir_fd < 0)
+		return 0;
+	state_names(ino, name, tmp, sizeof(name));
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(hdr.magic, STATE_MAGIC, sizeof(hdr.magic));
+	table_to_info(t, t->name, &hdr.info);
+	counters = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counters));
+	blob = malloc(t->size ? t->size : 1);
+	if (!counters || !blob) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for (i = 0; i < t->num_entries; i++)
+		counters[i] = t->rules[i].counters;
+	memcpy(blob, t->entries, t->size);
+	table_to_entries(t, counters, blob);
+
+	fd = openat(ctx->state_dir_fd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		err = -errno;
+		goto out_free;
+	}
+	err = write_exact(fd, &hdr, sizeof(hdr));
+	if (!err)
+		err = write_exact(fd, blob, t->size);
+	close(fd);
+	if (!err && renameat(ctx->state_dir_fd, tmp, ctx->state_dir_fd, name))
+		err = -errno;
+	if (err)
+		unlinkat(ctx->state_dir_fd, tmp, 0);
+
+out_free:
+	if (err)
+		bf_err(ctx, "netns %u: cannot save table: %d", ino, err);
+	free(counters);
+	free(blob);
+	return err;
+}
+
+int state_load(struct context *ctx, uint32_t ino, struct table **out)
+{
+	struct state_header hdr;
+	struct ipt_replace repl;
+	char name[32], tmp[32];
+	struct table *t = NULL;
+	char *blob = NULL;
+	uint32_t i;
+	int fd, err;
+
+	if (ctx->state_dir_fd < 0)
+		return -ENOENT;
+	state_names(ino, name, tmp, sizeof(name));
+	fd = openat(ctx->state_dir_fd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = read_exact(fd, &hdr, sizeof(hdr));
+	if (err)
+		goto out;
+	if (memcmp(hdr.magic, STATE_MAGIC, sizeof(hdr.magic)) || hdr.info.size > STATE_MAX_SIZE) {
+		err = -EINVAL;
+		goto out;
+	}
+	blob = malloc(hdr.info.size ? hdr.info.size : 1);
+	if (!blob) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = read_exact(fd, blob, hdr.info.size);
+	if (err)
+		goto out;
+
+	memset(&repl, 0, sizeof(repl));
+	memcpy(repl.name, hdr.info.name, sizeof(repl.name));
+	repl.valid_hooks = hdr.info.valid_hooks;
+	repl.num_entries = hdr.info.num_entries;
+	repl.size = hdr.info.size;
+	memcpy(repl.hook_entry, hdr.info.hook_entry, sizeof(repl.hook_entry));
+	memcpy(repl.underflow, hdr.info.underflow, sizeof(repl.underflow));
+	err = table_from_replace(ctx, &repl, blob, &t);
+	if (err)
+		goto out;
+	/* The saved counters are in the entries, which the validation ignored. */
+	for (i = 0; i < t->num_entries; i++)
+		memcpy(&t->rules[i].counters,
+		       blob + t->rules[i].offset + offsetof(struct ipt_entry, counters),
+		       sizeof(struct xt_counters));
+	*out = t;
+out:
+	if (err && err != -ENOENT)
+		bf_err(ctx, "netns %u: saved table invalid: %d", ino, err);
+	free(blob);
+	close(fd);
+	return err;
+}
+
+void state_remove(struct context *ctx, uint32_t ino)
+{
+	char name[32], tmp[32];
+
+	if (ctx->state_dir_fd < 0)
+		return;
+	state_names(ino, name, tmp, sizeof(name));
+	unlinkat(ctx->state_dir_fd, name, 0);
+	unlinkat(ctx->state_dir_fd, tmp, 0);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Crash survival: each namespace's filter table is saved to a file in the
+ * state directory (BPFILTER_STATE_FD) after every change, so a restarted
+ * helper serves the same table and counters.
+ */
+#ifndef NET_BPFILTER_STATE_H
+#define NET_BPFILTER_STATE_H
+
+#include <stdint.h>
+
+struct context;
+struct table;
+
+/*
+ * Save @t with its model counters for namespace @ino, atomically (temp file + rename): 0 or
+ * -errno; 0 without a state dir.
+ */
+int state_save(struct context *ctx, uint32_t ino, const struct table *t);
+/* Reload and re-validate the saved table of @ino: 0 and *out, -ENOENT if none saved, or -errno. */
+int state_load(struct context *ctx, uint32_t ino, struct table **out);
+/* Delete the saved table of @ino; no error if there is none. */
+void state_remove(struct context *ctx, uint32_t ino);
+
+#endif /* NET_BPFILTER_STATE_H */

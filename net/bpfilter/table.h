@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A validated ip_tables table: what IPT_SO_SET_REPLACE installs and
+ * IPT_SO_GET_INFO / IPT_SO_GET_ENTRIES read back.
+ */
+#ifndef NET_BPFILTER_TABLE_H
+#define NET_BPFILTER_TABLE_H
+
+#include <stdint.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+#include "rule.h"
+
+struct context;
+
+#define TABLE_NO_HOOK 0xFFFFFFFFu	/* hook_entry/underflow of a hook not in valid_hooks */
+
+struct table {
+	char name[XT_TABLE_MAXNAMELEN];
+	uint32_t valid_hooks;			/* bitmask of 1 << NF_INET_* */
+	uint32_t hook_entry[NF_INET_NUMHOOKS];	/* blob offsets, TABLE_NO_HOOK if unused */
+	uint32_t underflow[NF_INET_NUMHOOKS];	/* blob offsets of the policy rules */
+	/* rule indexes of hook_entry and underflow, TABLE_NO_HOOK if unused */
+	uint32_t hook_rule[NF_INET_NUMHOOKS];
+	uint32_t underflow_rule[NF_INET_NUMHOOKS];
+	uint32_t size;				/* bytes of the entries blob */
+	uint32_t num_entries;
+	struct rule *rules;			/* num_entries rules in blob order */
+	/*
+	 * The submitted blob as validated, with counters zeroed and comefrom
+	 * set: the bytes the kernel would keep. rules[] point into it.
+	 */
+	void *entries;
+};
+
+/* The table name that exists in every namespace. */
+#define TABLE_FILTER "filter"
+
+/*
+ * Build the kernel's initial filter table (valid_hooks 0x0e, 3 ACCEPT policies + ERROR, 632
+ * bytes): 0 or -ENOMEM.
+ */
+int table_create_initial(struct context *ctx, struct table **out);
+/*
+ * Validate @blob (repl->size bytes) with @repl's hooks and counts exactly as
+ * translate_table() does, including mark_source_chains() (-ELOOP) and the
+ * extension checks, and build a table named repl->name: 0 or -errno.
+ */
+int table_from_replace(struct context *ctx, const struct ipt_replace *repl, const void *blob,
+		       struct table **out);
+/*
+ * Write the GET_ENTRIES entry table into @out (t->size bytes) with @counters
+ * (t->num_entries pairs). Only the bytes the kernel writes are touched: pass
+ * the caller's current buffer contents in @out to be byte-exact.
+ */
+void table_to_entries(const struct table *t, const struct xt_counters *counters, void *out);
+/* Fill @info (GET_INFO answer) for @t, named @name. */
+void table_to_info(const struct table *t, const char *name, struct ipt_getinfo *info);
+/* Index of the rule starting at blob @offset, or -ENOENT if no entry starts there. */
+int table_rule_at(const struct table *t, uint32_t offset);
+/* Free a table and its rules; NULL is fine. */
+void table_free(struct table *t);
+
+#endif /* NET_BPFILTER_TABLE_H */

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Target lookup and the generic part of xt_check_target(); the standard
+ * and ERROR targets live in target_standard.c and target_error.c.
+ */
+#define _GNU_SOURCE
+
+#include "target.h"
+
+#include <errno.h>
+#include <string.h>
+#include <linux/netfilter.h>
+
+#include "context.h"
+
+/* Every known target. Adding one: a target_*.c file and one line here. */
+static const struct target_ops *const target_list[] = {
+	&standard_target_ops,
+	&error_target_ops,
+};
+
+#define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))
+
+const struct target_ops *target_ops_find(const char *name, uint8_t revision, int *err)
+{
+	static const uint8_t families[] = { NFPROTO_IPV4, NFPROTO_UNSPEC };
+	unsigned int f, i;
+
+	if (strnlen(name, XT_EXTENSION_MAXNAMELEN) == XT_EXTENSION_MAXNAMELEN) {
+		*err = -EINVAL;
+		return NULL;
+	}
+	/* As xt_find_target(): only the last (UNSPEC) list's verdict counts. */
+	for (f = 0; f < sizeof(families); f++) {
+		*err = -ENOENT;
+		for (i = 0; i < TARGET_COUNT; i++) {
+			const struct target_ops *ops = target_list[i];
+
+			if (ops->family != families[f] || strcmp(ops->name, name))
+				continue;
+			if (ops->revision == revision)
+				return ops;
+			*err = -EPROTOTYPE;
+		}
+	}
+	return NULL;
+}
+
+int target_revision(const char *name, uint8_t revision)
+{
+	int best = -1, have = 0;
+	unsigned int i;
+
+	for (i = 0; i < TARGET_COUNT; i++) {
+		const struct target_ops *ops = target_list[i];
+
+		if (strcmp(ops->name, name))
+			continue;
+		if (ops->revision > best)
+			best = ops->revision;
+		if (ops->revision == revision)
+			have = 1;
+	}
+	if (best < 0)
+		return -ENOENT;
+	return have ? 0 : -EPROTONOSUPPORT;
+}
+
+int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t)
+{
+	const struct xt_entry_target *et = (const void *)((const char *)e + e->target_offset);
+	const struct target_ops *ops;
+	int err;
+
+	ops = target_ops_find(et->u.user.name, et->u.user.revision, &err);
+	if (!ops) {
+		bf_dbg(ctx, "target '%.*s' rev %u: not found (%d)", XT_EXTENSION_MAXNAMELEN - 1,
+		       et->u.user.name, et->u.user.revision, err);
+		return err;
+	}
+	if (et->u.target_size - sizeof(*et) != ops->size) {
+		bf_dbg(ctx, "target '%s': size %u, want %u", ops->name,
+		       (unsigned int)(et->u.target_size - sizeof(*et)), ops->size);
+		return -EINVAL;
+	}
+	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {
+		bf_dbg(ctx, "target '%s': only valid for protocol %u", ops->name, ops->proto);
+		return -EINVAL;
+	}
+	if (ops->check) {
+		err = ops->check(ctx, e, et->data);
+		if (err)
+			return err;
+	}
+	memset(t, 0, sizeof(*t));
+	t->ops = ops;
+	t->data = et->data;
+	t->target_size = et->u.target_size;
+	if (ops == &standard_target_ops) {
+		t->verdict = ((const struct xt_standard_target *)et)->verdict;
+		t->kind = t->verdict >= 0 ? TARGET_JUMP : TARGET_VERDICT;
+	} else if (ops == &error_target_ops) {
+		t->kind = TARGET_ERROR;
+		t->error_name = ((const struct xt_error_target *)et)->errorname;
+	} else {
+		t->kind = TARGET_OTHER;
+	}
+	return 0;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Targets (-j name): ops tables keyed by name and revision. The standard
+ * target (name "") carries a verdict or a jump; ERROR marks chain heads and
+ * the end of the table.
+ */
+#ifndef NET_BPFILTER_TARGET_H
+#define NET_BPFILTER_TARGET_H
+
+#include <stdint.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+struct context;
+struct codegen;
+struct rule;
+
+struct target_ops {
+	const char *name;
+	uint8_t revision;
+	uint16_t size;		/* payload size, XT_ALIGN'd: target_size must be 32 + size */
+	uint16_t usersize;	/* bytes the kernel copies back in GET_ENTRIES (its targetsize) */
+	uint8_t family;		/* NFPROTO_IPV4 or NFPROTO_UNSPEC */
+	uint8_t proto;		/* required ipt_ip.proto, 0 = any */
+	/* the extension's own payload check: 0 or -errno */
+	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
+	/* BPF code generation (engineer E), NULL if none yet */
+	int (*gen)(struct codegen *cg, const struct rule *rule);
+};
+
+enum target_kind {
+	TARGET_VERDICT,		/* standard target, verdict < 0 */
+	TARGET_JUMP,		/* standard target, verdict = offset of another entry */
+	TARGET_ERROR,		/* ERROR: chain head or end of table; drops if reached */
+	TARGET_OTHER,		/* any other extension target */
+};
+
+/* The parsed target of one rule. data points into the owning table's blob. */
+struct target {
+	const struct target_ops *ops;
+	enum target_kind kind;
+	/*
+	 * TARGET_VERDICT: XT_RETURN or -NF_x - 1 (-1 DROP, -2 ACCEPT, -4 QUEUE);
+	 * TARGET_JUMP: offset
+	 */
+	int verdict;
+	/* TARGET_JUMP: index of the rule jumped to; a goto if the rule has IPT_F_GOTO */
+	uint32_t jump_index;
+	const char *error_name;	/* TARGET_ERROR: the NUL-terminated chain/error name */
+	const void *data;	/* payload */
+	uint16_t target_size;	/* xt_entry_target.u.target_size */
+};
+
+/*
+ * Find the target @name/@revision as xt_find_target does: ops, or NULL with *err
+ * -EINVAL/-ENOENT/-EPROTOTYPE.
+ */
+const struct target_ops *target_ops_find(const char *name, uint8_t revision, int *err);
+/* Answer IPT_SO_GET_REVISION_TARGET for @name/@revision: 0, -ENOENT or -EPROTONOSUPPORT. */
+int target_revision(const char *name, uint8_t revision);
+/*
+ * Look up and check the target of entry @e (find_check_entry's target half) into @t: 0 or
+ * -errno.
+ */
+int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t);
+
+extern const struct target_ops standard_target_ops;
+extern const struct target_ops error_target_ops;
+
+#endif /* NET_BPFILTER_TARGET_H */

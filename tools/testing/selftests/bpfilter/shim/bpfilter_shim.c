@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * LD_PRELOAD shim for stock iptables-legacy: the iptables sockopts
+ * (level SOL_IP, set 64..65, get 64..67, AF_INET sockets) go to a bpfilter
+ * helper through bpfilter-hostd instead of the kernel, exactly as bpfilter.ko
+ * would forward them.
+ *
+ *   BPFILTER_HOSTD=/path/sock   forward to the daemon on that socket
+ *   BPFILTER_RECORD=/dir        also record every intercepted call to
+ *                               /dir/NNNNNN.bin (struct shim_record +
+ *                               payload: a set's optval with its result, a
+ *                               get's input buffer before the call);
+ *                               without BPFILTER_HOSTD the calls still go
+ *                               to the kernel (a recorder for real ip_tables)
+ *
+ * Everything else passes through to libc untouched.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <linux/sockios.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <linux/bpfilter.h>
+
+#include "shim_record.h"
+
+typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
+typedef int (*getsockopt_fn)(int, int, int, void *, socklen_t *);
+
+/* The shim's whole state: per process, reset after fork. */
+static struct shim_ctx {
+	setsockopt_fn real_set;
+	getsockopt_fn real_get;
+	int conn;		/* connection to the daemon, -1 if none */
+	pid_t conn_pid;		/* process that opened conn */
+	unsigned int seq;	/* next record number to try */
+	bool warned;
+} shim = { .conn = -1 };
+
+static void shim_resolve(void)
+{
+	if (!shim.real_set)
+		shim.real_set = (setsockopt_fn)dlsym(RTLD_NEXT, "setsockopt");
+	if (!shim.real_get)
+		shim.real_get = (getsockopt_fn)dlsym(RTLD_NEXT, "getsockopt");
+}
+
+/* An iptables sockopt on an IPv4 socket? */
+static bool shim_wants(int fd, int level, int optname, bool is_set)
+{
+	int domain = 0;
+	socklen_t l = sizeof(domain);
+
+	if (level != SOL_IP || optname < BPFILTER_IPT_SO_SET_REPLACE)
+		return false;
+	if (optname >= (is_set ? BPFILTER_IPT_SET_MAX : BPFILTER_IPT_GET_MAX))
+		return false;
+	if (shim.real_get(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l))
+		return false;
+	return domain == AF_INET;
+}
+
+/* The network namespace of the socket itself, as the module would see it. */
+static uint32_t shim_netns_ino(int fd)
+{
+	struct stat st;
+	int nsfd;
+
+	nsfd = ioctl(fd, SIOCGSKNS);
+	if (nsfd >= 0) {
+		int r = fstat(nsfd, &st);
+
+		close(nsfd);
+		if (!r)
+			return (uint32_t)st.st_ino;
+	}
+	if (stat("/proc/self/ns/net", &st))
+		return 0;
+	return (uint32_t)st.st_ino;
+}
+
+static int shim_connect(const char *path)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (shim.conn >= 0 && shim.conn_pid == getpid())
+		return shim.conn;
+	/* After a fork the parent's connection is shared: open our own. */
+	if (shim.conn >= 0 && shim.conn_pid != getpid())
+		close(shim.conn);
+	shim.conn = -1;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun))) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	shim.conn = fd;
+	shim.conn_pid = getpid();
+	return fd;
+}
+
+/* Ask the daemon; returns the helper's status (0 or -errno). */
+static int shim_forward(const char *path, int fd, bool is_set, int cmd,
+			const void *addr, uint32_t len)
+{
+	struct mbox_request req = {
+		.addr = (uint64_t)(uintptr_t)addr,
+		.len = len,
+		.is_set = is_set ? BPFILTER_MBOX_SET : BPFILTER_MBOX_GET,
+		.cmd = cmd,
+		.pid = getpid(),
+		.netns_ino = shim_netns_ino(fd),
+	};
+	struct mbox_reply reply;
+	int conn;
+	ssize_t n;
+
+	conn = shim_connect(path);
+	if (conn < 0)
+		goto unreachable;
+	if (send(conn, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
+		goto unreachable;
+	do {
+		n = recv(conn, &reply, sizeof(reply), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(reply))
+		goto unreachable;
+	return reply.status;
+
+unreachable:
+	if (!shim.warned) {
+		fprintf(stderr, "bpfilter_shim: daemon at %s unreachable\n", path);
+		shim.warned = true;
+	}
+	if (shim.conn >= 0)
+		close(shim.conn);
+	shim.conn = -1;
+	/* What a kernel without any iptables sockopt handler answers. */
+	return -ENOPROTOOPT;
+}
+
+/* Append one record to $BPFILTER_RECORD; failures only warn. */
+static void shim_record(const char *dir, bool is_set, int cmd, uint32_t len,
+			int status, const void *payload, uint32_t plen)
+{
+	struct shim_record rec = {
+		.magic = SHIM_RECORD_MAGIC,
+		.is_set = is_set,
+		.cmd = cmd,
+		.len = len,
+		.status = status,
+		.payload_len = plen,
+	};
+	char path[PATH_MAX];
+	unsigned int tries;
+	int fd = -1;
+
+	/* Bounded: take the first free number, also across processes. */
+	for (tries = 0; tries < 100000 && fd < 0; tries++) {
+		snprintf(path, sizeof(path), "%s/%06u.bin", dir, shim.seq++);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		fprintf(stderr, "bpfilter_shim: cannot record in %s\n", dir);
+		return;
+	}
+	if (write(fd, &rec, sizeof(rec)) != (ssize_t)sizeof(rec) ||
+	    (plen && write(fd, payload, plen) != (ssize_t)plen))
+		fprintf(stderr, "bpfilter_shim: short record %s\n", path);
+	close(fd);
+}
+
+int setsockopt(int fd, int level, int optname, const void *optval,
+	       socklen_t optlen)
+{
+	const char *hostd, *rec;
+	int status;
+
+	shim_resolve();
+	if (!shim_wants(fd, level, optname, true))
+		return shim.real_set(fd, level, optname, optval, optlen);
+	hostd = getenv("BPFILTER_HOSTD");
+	rec = getenv("BPFILTER_RECORD");
+	if (hostd && *hostd) {
+		status = shim_forward(hostd, fd, true, optname, optval, optlen);
+	} else {
+		status = shim.real_set(fd, level, optname, optval, optlen);
+		if (status < 0)
+			status = -errno;
+	}
+	/* A set never writes into its optval, so this is what was sent. */
+	if (rec && *rec)
+		shim_record(rec, true, optname, optlen, status, optval,
+			    optval ? optlen : 0);
+	if (status < 0) {
+		errno = -status;
+		return -1;
+	}
+	return 0;
+}
+
+int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
+{
+	const char *hostd, *rec;
+	uint32_t len;
+	int status;
+
+	shim_resolve();
+	if (!shim_wants(fd, level, optname, false))
+		return shim.real_get(fd, level, optname, optval, optlen);
+	hostd = getenv("BPFILTER_HOSTD");
+	rec = getenv("BPFILTER_RECORD");
+	len = optlen ? *optlen : 0;
+	/* Gets are recorded with their input, so that they can be replayed. */
+	if (rec && *rec && optval)
+		shim_record(rec, false, optname, len, 0, optval, len);
+	if (hostd && *hostd) {
+		/* The kernel reads *optlen first: a bad pointer is EFAULT. */
+		if (!optlen) {
+			errno = EFAULT;
+			return -1;
+		}
+		status = shim_forward(hostd, fd, false, optname, optval, len);
+	} else {
+		status = shim.real_get(fd, level, optname, optval, optlen);
+		if (status < 0)
+			status = -errno;
+	}
+	if (status < 0) {
+		errno = -status;
+		return -1;
+	}
+	return 0;
+}

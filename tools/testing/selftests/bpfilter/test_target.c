@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* target.c: lookup by name and revision, revision queries, parsed target kinds. */
+#define _GNU_SOURCE
+
+#include <errno.h>
+
+#include "kselftest_harness.h"
+
+#include "context.h"
+#include "helper_blob.h"
+#include "target.h"
+
+static struct context *test_ctx(void)
+{
+	static struct context ctx;
+
+	if (!ctx.backend)
+		context_init(&ctx, -1, -1, "store");
+	return &ctx;
+}
+
+TEST(find_and_revision)
+{
+	char longname[XT_EXTENSION_MAXNAMELEN];
+	int err = 0;
+
+	EXPECT_EQ(&standard_target_ops, target_ops_find("", 0, &err));
+	EXPECT_EQ(&error_target_ops, target_ops_find("ERROR", 0, &err));
+	EXPECT_EQ(NULL, target_ops_find("ERROR", 1, &err));
+	EXPECT_EQ(-ENOENT, err);
+	EXPECT_EQ(NULL, target_ops_find("LOG", 0, &err));
+	EXPECT_EQ(-ENOENT, err);
+	memset(longname, 'X', sizeof(longname));
+	EXPECT_EQ(NULL, target_ops_find(longname, 0, &err));
+	EXPECT_EQ(-EINVAL, err);
+	EXPECT_EQ(0, target_revision("", 0));
+	EXPECT_EQ(0, target_revision("ERROR", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("", 1));
+	EXPECT_EQ(-ENOENT, target_revision("REJECT", 0));
+	EXPECT_EQ(8, standard_target_ops.size);
+	EXPECT_EQ(32, error_target_ops.size);
+}
+
+TEST(kinds)
+{
+	struct ipt_ip ip = { .proto = IPPROTO_UDP };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_std(&b, &ip, DROP);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_VERDICT, t.kind);
+	EXPECT_EQ(DROP, t.verdict);
+	EXPECT_EQ(40, t.target_size);
+	o = bb_std(&b, &ip, 1234);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_JUMP, t.kind);
+	EXPECT_EQ(1234, t.verdict);
+	o = bb_std(&b, &ip, RETURN);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_VERDICT, t.kind);
+	EXPECT_EQ(XT_RETURN, t.verdict);
+	o = bb_error(&b, "mychain");
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_ERROR, t.kind);
+	EXPECT_STREQ("mychain", t.error_name);
+}
+
+TEST(size_and_unknown)
+{
+	char data[16] = { 0 };
+	struct bb_ext x = { "", 0, data, 16 };
+	struct bb_ext y = { "DNAT", 0, data, 16 };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &x);	/* standard with a 16-byte payload */
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	o = bb_entry(&b, NULL, NULL, 0, &y);
+	EXPECT_EQ(-ENOENT, target_init(test_ctx(), bb_at(&b, o), &t));
+	x.revision = 2;
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-ENOENT, target_init(test_ctx(), bb_at(&b, o), &t));
+}
+
+TEST_HARNESS_MAIN
