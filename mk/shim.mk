@@ -5,6 +5,10 @@
 #
 #   make shim   -> build/shim/bpfilter_shim.so, build/shim/bpfilter-hostd
 
+# Also usable alone: make -f mk/shim.mk shim
+SRCTREE ?= $(CURDIR)
+BUILD ?= $(SRCTREE)/build
+
 SHIM_SRC := $(SRCTREE)/tools/testing/selftests/bpfilter/shim
 SHIM_LIB := $(SRCTREE)/tools/testing/selftests/bpfilter/lib
 SHIM_OUT := $(BUILD)/shim

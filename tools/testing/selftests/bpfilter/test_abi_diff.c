@@ -13,7 +13,9 @@
  *  (a) stock iptables-legacy commands run against the real ip_tables with
  *      the shim in recorder mode: every sockopt they make is replayed;
  *  (b) systematic corruptions of recorded REPLACE blobs;
- *  (c) hand-made GET_INFO/GET_ENTRIES/revision/ADD_COUNTERS requests.
+ *  (c) hand-made GET_INFO/GET_ENTRIES/revision/ADD_COUNTERS requests;
+ *  (d) the same iptables-legacy scenarios end to end: once against the
+ *      kernel, once through the LD_PRELOAD shim and bpfilter-hostd.
  *
  * The last test prints "abi-diff: N cases, M mismatches" and fails if
  * M > 0 or N < ABI_MIN_CASES. Mismatches are also appended to
@@ -248,11 +250,16 @@ static int pair_open(struct abi_ctx *c, struct abi_pair *p)
 	p->h.sock = -1;
 	p->h.drv = &c->drv;
 	p->h.ino = mbox_driver_netns_ino();
-	/* Keep the namespace alive so that its inode is not reused. */
+	/*
+	 * Keep the namespace alive so that its inode is not reused within a
+	 * test. Past the descriptor limit, rely on NETNS_EXIT (pair_close())
+	 * to make the helper forget a reused inode, as the module does.
+	 */
 	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || c->nns >= ABI_MAX_HELPER_NS)
-		return fd < 0 ? -errno : -EMFILE;
-	c->ns_fds[c->nns++] = fd;
+	if (fd >= 0 && c->nns < ABI_MAX_HELPER_NS)
+		c->ns_fds[c->nns++] = fd;
+	else if (fd >= 0)
+		close(fd);
 	return p->h.ino ? 0 : -ENOENT;
 }
 
@@ -324,7 +331,7 @@ static void compare_state(struct abi_ctx *c, struct abi_pair *p)
 	if (gbuf_alloc(&kb, &info, sizeof(info), 0x5a))
 		return;
 	ks = side_call(c, &p->k, false, IPT_SO_GET_INFO, kb.p, sizeof(info));
-	size = ((struct ipt_getinfo *)kb.p)->size;
+	memcpy(&size, kb.p + offsetof(struct ipt_getinfo, size), sizeof(size));
 	gbuf_free(&kb);
 	if (ks) {
 		case_fail(c, "kernel GET_INFO failed: %s", errname(ks));
@@ -371,22 +378,24 @@ static int replace_both(struct abi_ctx *c, struct abi_pair *p, const void *blob,
 		goto out;
 	}
 	if (buflen >= REPL_HDR) {
-		struct ipt_replace *kr = (void *)kb.p, *hr = (void *)hb.p;
+		/* The caller's buffer need not be aligned: store bytes. */
+		uint64_t kp = 0, hp = 0;
 
 		switch (cm) {
 		case CTR_BUFFER:
-			kr->counters = (void *)kc.p;
-			hr->counters = (void *)hc.p;
+			kp = (uintptr_t)kc.p;
+			hp = (uintptr_t)hc.p;
 			break;
 		case CTR_NULL:
-			kr->counters = hr->counters = NULL;
 			break;
 		case CTR_BAD:
-			/* The guard page after the kernel's own counters buffer. */
-			kr->counters = (void *)(kc.map + kc.maplen - ABI_PAGE);
-			hr->counters = (void *)(hc.map + hc.maplen - ABI_PAGE);
+			/* The guard page after each side's own counters buffer. */
+			kp = (uintptr_t)(kc.map + kc.maplen - ABI_PAGE);
+			hp = (uintptr_t)(hc.map + hc.maplen - ABI_PAGE);
 			break;
 		}
+		memcpy(kb.p + offsetof(struct ipt_replace, counters), &kp, sizeof(kp));
+		memcpy(hb.p + offsetof(struct ipt_replace, counters), &hp, sizeof(hp));
 	}
 	ks = side_call(c, &p->k, true, IPT_SO_SET_REPLACE, kb.p, len);
 	hs = side_call(c, &p->h, true, IPT_SO_SET_REPLACE, hb.p, len);
@@ -435,7 +444,7 @@ out:
 
 /* ---- Recorded iptables-legacy scenarios ---------------------------------- */
 
-#define IPT "iptables-legacy -w 5 "
+#define IPT "iptables-legacy -w 60 "
 
 struct scenario {
 	const char *name;
@@ -548,16 +557,16 @@ static const struct scenario scenarios[] = {
 		"'-A chain_a -p tcp -m tcp ! --syn -j RETURN' "
 		"'-A chain_a -j chain_b' "
 		"'-A chain_b -p udp -m udp ! --dport 1000:2000 -j DROP' "
-		"'-A chain_b -j RETURN' 'COMMIT' | iptables-legacy-restore -w 5 -c",
+		"'-A chain_b -j RETURN' 'COMMIT' | iptables-legacy-restore -w 60 -c",
 		"iptables-legacy-save -c",
 		IPT "-A chain_b -p tcp --dport 25 -j DROP",
 		"printf '%s\\n' '*filter' ':INPUT ACCEPT [0:0]' 'COMMIT' "
-		"| iptables-legacy-restore -w 5" } },
+		"| iptables-legacy-restore -w 60" } },
 	{ "restore_noflush", {
 		"printf '%s\\n' '*filter' ':x - [0:0]' '-A x -j ACCEPT' "
-		"'-A INPUT -j x' 'COMMIT' | iptables-legacy-restore -w 5 -n",
+		"'-A INPUT -j x' 'COMMIT' | iptables-legacy-restore -w 60 -n",
 		"printf '%s\\n' '*filter' '-A x -p udp -j DROP' 'COMMIT' "
-		"| iptables-legacy-restore -w 5 -n",
+		"| iptables-legacy-restore -w 60 -n",
 		"iptables-legacy-save" } },
 	{ "many_rules", {
 		"for i in $(seq 1 40); do " IPT "-A INPUT -p tcp --dport $i -j ACCEPT; done",
@@ -1344,13 +1353,19 @@ FIXTURE(abi) {
 
 FIXTURE_SETUP(abi)
 {
-	struct rlimit rl = { ABI_MAX_HELPER_NS + 256, ABI_MAX_HELPER_NS + 256 };
+	struct rlimit rl;
 	const char *logp = getenv("ABI_MISMATCH_LOG");
 	int err;
 
 	memset(&self->c, 0, sizeof(self->c));
 	ASSERT_NE(NULL, abi_stats);
-	setrlimit(RLIMIT_NOFILE, &rl);
+	/* One descriptor per kept namespace: raise the soft limit if we can. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		if (rl.rlim_cur > ABI_MAX_HELPER_NS + 256)
+			rl.rlim_cur = ABI_MAX_HELPER_NS + 256;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	err = mbox_driver_helper_path(self->c.helper, sizeof(self->c.helper));
 	if (err)
 		TH_LOG("helper binary not found (%s): build it with `make helper`",
@@ -1750,6 +1765,199 @@ TEST_F_TIMEOUT(abi, g_counters, 300)
 	}
 	free(ci);
 	free(b.blob);
+}
+
+/* Run cmd through sh with stdout+stderr captured into out (NUL-terminated). */
+static int run_capture(const char *cmd, const char *shim, const char *sock,
+		       char *out, size_t outlen, int *status)
+{
+	int fd = memfd_create("abi-out", MFD_CLOEXEC);
+	ssize_t n;
+	pid_t pid;
+	int ws;
+
+	if (fd < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		close(fd);
+		return -errno;
+	}
+	if (pid == 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		unsetenv("BPFILTER_RECORD");
+		if (sock) {
+			setenv("LD_PRELOAD", shim, 1);
+			setenv(HOSTD_ENV_SOCK, sock, 1);
+		} else {
+			unsetenv("LD_PRELOAD");
+			unsetenv(HOSTD_ENV_SOCK);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &ws, 0) < 0) {
+		close(fd);
+		return -errno;
+	}
+	*status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	n = pread(fd, out, outlen - 1, 0);
+	out[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return 0;
+}
+
+/* The real ip_tables filter table of the current namespace (malloc'd). */
+static struct ipt_get_entries *real_table(void)
+{
+	struct ipt_getinfo gi = { .name = "filter" };
+	struct ipt_get_entries *ge = NULL;
+	socklen_t l = sizeof(gi);
+	int s;
+
+	s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (s < 0)
+		return NULL;
+	if (getsockopt(s, SOL_IP, IPT_SO_GET_INFO, &gi, &l))
+		goto out;
+	ge = calloc(1, GETE_HDR + gi.size);
+	if (!ge)
+		goto out;
+	strcpy(ge->name, "filter");
+	ge->size = gi.size;
+	l = GETE_HDR + gi.size;
+	if (getsockopt(s, SOL_IP, IPT_SO_GET_ENTRIES, ge, &l)) {
+		free(ge);
+		ge = NULL;
+	}
+out:
+	close(s);
+	return ge;
+}
+
+/* Drop iptables-save's timestamp comments, which differ by nature. */
+static void strip_dates(char *s)
+{
+	char *line = s, *w = s, *nl;
+
+	while (*line) {
+		nl = strchr(line, '\n');
+		nl = nl ? nl + 1 : line + strlen(line);
+		if (strncmp(line, "# Generated by", 14) && strncmp(line, "# Completed on", 14)) {
+			memmove(w, line, nl - line);
+			w += nl - line;
+		}
+		line = nl;
+	}
+	*w = '\0';
+}
+
+/*
+ * Stock iptables-legacy end to end: every scenario runs once against the
+ * real ip_tables and once through the shim and bpfilter-hostd against the
+ * helper, each in a fresh namespace; every command's exit status and output
+ * and the final iptables-legacy-save -c / -L -v -x must be identical.
+ */
+TEST_F_TIMEOUT(abi, h_iptables_shim, 600)
+{
+	static const char *const dumps[] = {
+		"iptables-legacy-save -c",
+		"iptables-legacy -w 60 -L -v -n -x --line-numbers",
+	};
+	struct abi_ctx *c = &self->c;
+	char shim[PATH_MAX], sock[108];
+	size_t outlen = 1 << 20;
+	char *ko = malloc(outlen), *ho = malloc(outlen);
+	unsigned int i, j, side, ncmd;
+	struct ipt_get_entries *before = NULL, *after;
+	struct hostd h;
+	int ks, hs;
+
+	ASSERT_NE(NULL, ko);
+	ASSERT_NE(NULL, ho);
+	ASSERT_EQ(0, hostd_shim_path(shim, sizeof(shim)));
+	snprintf(sock, sizeof(sock), "/tmp/bpfilter-abi-hostd-%d.sock", getpid());
+	ASSERT_EQ(0, hostd_start(&h, sock, &c->opts));
+
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++) {
+		const struct scenario *sc = &scenarios[i];
+		int korig, fd;
+
+		for (ncmd = 0; ncmd < ARRAY_SIZE(sc->cmds) && sc->cmds[ncmd]; ncmd++)
+			;
+		/* Keep a way back so that both sides start from the same place. */
+		korig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, korig);
+		for (j = 0; j < ncmd + ARRAY_SIZE(dumps); j++) {
+			const char *cmd = j < ncmd ? sc->cmds[j] : dumps[j - ncmd];
+
+			case_begin(c, "iptables %s #%u: %s", sc->name, j, cmd);
+			/* Each side's namespace persists for the whole scenario. */
+			if (j == 0) {
+				for (side = 0; side < 2; side++) {
+					ASSERT_EQ(0, unshare(CLONE_NEWNET));
+					fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+					ASSERT_LE(0, fd);
+					ASSERT_GT(ABI_MAX_HELPER_NS, c->nns);
+					c->ns_fds[c->nns++] = fd;
+				}
+			}
+			/* ns_fds[nns-2] is the kernel's side, [nns-1] the helper's. */
+			if (j == 0) {
+				ASSERT_EQ(0, setns(c->ns_fds[c->nns - 1], CLONE_NEWNET));
+				before = real_table();
+			}
+			ASSERT_EQ(0, setns(c->ns_fds[c->nns - 2], CLONE_NEWNET));
+			ASSERT_EQ(0, run_capture(cmd, shim, NULL, ko, outlen, &ks));
+			ASSERT_EQ(0, setns(c->ns_fds[c->nns - 1], CLONE_NEWNET));
+			ASSERT_EQ(0, run_capture(cmd, shim, sock, ho, outlen, &hs));
+			/*
+			 * The helper's side must not touch the real ip_tables:
+			 * if the shim were not loaded, both sides would be the
+			 * kernel and agree trivially.
+			 */
+			after = real_table();
+			if (!before || !after)
+				case_fail(c, "cannot read the real table");
+			else if (before->size != after->size ||
+				 memcmp(before, after, GETE_HDR + before->size))
+				case_fail(c, "the real table changed (%u -> %u bytes): the shim did not intercept",
+					  before->size, after->size);
+			free(after);
+			strip_dates(ko);
+			strip_dates(ho);
+			c->kst = ks ? -ks : 0;
+			if (ks != hs)
+				case_fail(c, "exit status: kernel %d helper %d (helper output: %.200s)",
+					  ks, hs, ho);
+			else if (strcmp(ko, ho))
+				case_fail(c, "output differs at byte %ld:\n--- kernel:\n%.600s\n--- helper:\n%.600s",
+					  first_diff(ko, ho, strlen(ko) + 1), ko, ho);
+			case_end(c);
+		}
+		free(before);
+		before = NULL;
+		{
+			/* The helper's namespace dies with the scenario. */
+			struct stat st;
+			struct mbox_request req = {
+				.is_set = BPFILTER_MBOX_CONTROL,
+				.cmd = BPFILTER_CTL_NETNS_EXIT,
+				.pid = getpid(),
+			};
+			int st_ok = fstat(c->ns_fds[c->nns - 1], &st), status = -1;
+
+			req.netns_ino = st_ok ? 0 : (uint32_t)st.st_ino;
+			EXPECT_EQ(0, hostd_request(sock, &req, &status));
+			EXPECT_EQ(0, status);
+		}
+		ASSERT_EQ(0, setns(korig, CLONE_NEWNET));
+		close(korig);
+	}
+	hostd_stop(&h);
+	free(ko);
+	free(ho);
 }
 
 TEST_F(abi, z_summary)

@@ -12,6 +12,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -253,6 +254,32 @@ int hostd_stop(struct hostd *h)
 out:
 	unlink(h->sock);
 	h->pid = 0;
+	return err;
+}
+
+int hostd_request(const char *sock_path, const struct mbox_request *req,
+		  int *status)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct timeval tv = { .tv_sec = HOSTD_WAIT_MS / 1000 };
+	struct mbox_reply reply;
+	int fd, err = 0;
+
+	if (strlen(sock_path) >= sizeof(sun.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sun.sun_path, sock_path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* Bounded: a daemon that does not answer is an error, not a hang. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    connect(fd, (struct sockaddr *)&sun, sizeof(sun)) ||
+	    send(fd, req, sizeof(*req), MSG_NOSIGNAL) != (ssize_t)sizeof(*req) ||
+	    recv(fd, &reply, sizeof(reply), 0) != (ssize_t)sizeof(reply))
+		err = errno ? -errno : -EIO;
+	else
+		*status = reply.status;
+	close(fd);
 	return err;
 }
 

@@ -44,6 +44,14 @@ int hostd_start(struct hostd *h, const char *sock_path,
 int hostd_stop(struct hostd *h);
 
 /*
+ * As a client of the daemon on sock_path: send one request (e.g. a
+ * BPFILTER_MBOX_CONTROL NETNS_EXIT, as the module sends when a namespace
+ * dies) and return its status in *status. Returns 0 or -errno (transport).
+ */
+int hostd_request(const char *sock_path, const struct mbox_request *req,
+		  int *status);
+
+/*
  * Resolve the shim library path into buf: $BPFILTER_SHIM if set, else
  * build/shim/bpfilter_shim.so in the source tree. Returns 0 or -errno.
  */

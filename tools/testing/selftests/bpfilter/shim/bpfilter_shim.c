@@ -13,6 +13,9 @@
  *                               without BPFILTER_HOSTD the calls still go
  *                               to the kernel (a recorder for real ip_tables)
  *
+ * With BPFILTER_HOSTD set, /proc/net/ip_tables_names opened with fopen()
+ * reads "filter" (what bpfilter.ko's file says), so that iptables-legacy-save
+ * dumps the helper's table even where the kernel never created its own.
  * Everything else passes through to libc untouched.
  */
 #define _GNU_SOURCE
@@ -38,11 +41,14 @@
 
 typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
 typedef int (*getsockopt_fn)(int, int, int, void *, socklen_t *);
+typedef FILE *(*fopen_fn)(const char *, const char *);
 
 /* The shim's whole state: per process, reset after fork. */
 static struct shim_ctx {
 	setsockopt_fn real_set;
 	getsockopt_fn real_get;
+	fopen_fn real_fopen;
+	fopen_fn real_fopen64;
 	int conn;		/* connection to the daemon, -1 if none */
 	pid_t conn_pid;		/* process that opened conn */
 	unsigned int seq;	/* next record number to try */
@@ -253,4 +259,46 @@ int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 		return -1;
 	}
 	return 0;
+}
+
+#define SHIM_TABLE_NAMES "/proc/net/ip_tables_names"
+
+/* The module's view of ip_tables_names: only "filter" exists. */
+static FILE *shim_table_names(void)
+{
+	static const char names[] = "filter\n";
+	FILE *f = fmemopen(NULL, sizeof(names), "w+");
+
+	if (!f)
+		return NULL;
+	if (fputs(names, f) < 0 || fseek(f, 0, SEEK_SET)) {
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
+static bool shim_fake_names(const char *path)
+{
+	const char *hostd = getenv("BPFILTER_HOSTD");
+
+	return hostd && *hostd && path && !strcmp(path, SHIM_TABLE_NAMES);
+}
+
+FILE *fopen(const char *path, const char *mode)
+{
+	if (shim_fake_names(path))
+		return shim_table_names();
+	if (!shim.real_fopen)
+		shim.real_fopen = (fopen_fn)dlsym(RTLD_NEXT, "fopen");
+	return shim.real_fopen(path, mode);
+}
+
+FILE *fopen64(const char *path, const char *mode)
+{
+	if (shim_fake_names(path))
+		return shim_table_names();
+	if (!shim.real_fopen64)
+		shim.real_fopen64 = (fopen_fn)dlsym(RTLD_NEXT, "fopen64");
+	return shim.real_fopen64(path, mode);
 }

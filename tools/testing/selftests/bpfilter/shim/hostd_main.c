@@ -3,16 +3,22 @@
  * bpfilter-hostd CLI: serve a bpfilter helper on a unix socket for the
  * LD_PRELOAD shim.
  *
- *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-b]
+ *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-b]
  *
  * -b: go to the background once ready and print the daemon's pid; stop it
  * with kill PID (SIGTERM). Without -b it runs in the foreground.
+ * -l: the daemon's and the helper's stderr go to LOG (appended) instead of
+ * ours.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hostd.h"
@@ -20,19 +26,21 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-b]\n");
+		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-b]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	struct mbox_driver_opts opts = { 0 };
-	const char *sock = NULL;
+	const char *sock = NULL, *log = NULL;
 	bool background = false;
-	struct hostd h;
-	int opt, err;
+	struct pollfd pfd;
+	int opt, err, nul, fd, p[2];
+	pid_t pid;
+	char c;
 
-	while ((opt = getopt(argc, argv, "s:H:S:B:bh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:H:S:B:l:bh")) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
@@ -49,23 +57,63 @@ int main(int argc, char **argv)
 		case 'b':
 			background = true;
 			break;
+		case 'l':
+			log = optarg;
+			break;
 		default:
 			usage();
 		}
 	}
 	if (!sock)
 		usage();
+	if (log) {
+		fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+		if (fd < 0 || dup2(fd, 2) < 0) {
+			perror(log);
+			return 1;
+		}
+		close(fd);
+	}
 	if (!background) {
 		err = hostd_serve(sock, &opts, -1);
 		if (err)
 			fprintf(stderr, "bpfilter-hostd: %s\n", strerror(-err));
 		return err ? 1 : 0;
 	}
-	err = hostd_start(&h, sock, &opts);
-	if (err) {
-		fprintf(stderr, "bpfilter-hostd: start failed: %s\n", strerror(-err));
+	/*
+	 * Background: fork the daemon ourselves so that it keeps none of our
+	 * descriptors (`pid=$(bpfilter-hostd -b ...)` would otherwise wait for
+	 * its stdout forever); only the pid line goes to our stdout.
+	 */
+	if (pipe(p)) {
+		perror("bpfilter-hostd");
 		return 1;
 	}
-	printf("%d\n", h.pid);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		perror("bpfilter-hostd");
+		return 1;
+	}
+	if (pid == 0) {
+		nul = open("/dev/null", O_RDWR);
+		if (nul < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0)
+			_exit(1);
+		/* Bounded: descriptors above 1023 are not expected here. */
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != p[1])
+				close(fd);
+		setsid();
+		_exit(hostd_serve(sock, &opts, p[1]) ? 1 : 0);
+	}
+	close(p[1]);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	if (poll(&pfd, 1, 10000) != 1 || read(p[0], &c, 1) != 1) {
+		fprintf(stderr, "bpfilter-hostd: daemon did not come up\n");
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
+	printf("%d\n", pid);
 	return 0;
 }
