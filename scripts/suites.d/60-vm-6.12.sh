@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM selftests on Debian's 6.12 cloud kernel under QEMU (scripts/vm/):
+# first against the stock ip_tables modules (the reference, cheap: ~30 s),
+# then against bpfilter.ko.
+# Each run prints "# vm: RELEASE", TAP and a "# Totals:" line (check.sh sums
+# them); the suite fails if any run fails.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+kver=$(bash scripts/vm/fetch-kernel.sh | grep '^6\.12\.' | tail -n1)
+if [ -z "$kver" ]; then
+	echo "# no /usr/src/linux-headers-6.12.*-cloud-amd64: run make setup"
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	exit 1
+fi
+make -s vm-bins &&
+	bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
+	bash scripts/vm/mkinitramfs.sh "$kver" "build/vm/$kver/initrd.gz" > /dev/null
+if [ $? -ne 0 ]; then
+	echo "# cannot prepare the $kver VM"
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	exit 1
+fi
+rc=0
+for backend in ip_tables bpfilter; do
+	BACKEND=$backend bash scripts/vm/run.sh "$kver" tests || rc=1
+done
+exit $rc

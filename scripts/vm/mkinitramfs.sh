@@ -1,0 +1,155 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mkinitramfs.sh KVER OUT
+#
+# Build the test VM's initramfs for kernel KVER (unpacked by fetch-kernel.sh
+# into build/vm/KVER/kernel) into OUT (a gzip'd cpio):
+#   busybox (static) as the shell and base tools, /init from scripts/vm/init;
+#   the guest modules the tests need (netfilter, veth) with their
+#   dependencies, decompressed so busybox modprobe can load them;
+#   bpfilter.ko (build/module/KVER/bpfilter.ko, or $BPFILTER_KO) in
+#   /lib/modules/KVER/updates, so `modprobe bpfilter` works;
+#   xtables-legacy-multi with its iptables-legacy* links and plugins, iproute2's
+#   ip, bpftool, and every shared library they need;
+#   the VM selftests (tools/testing/selftests/bpfilter/vm) and their C helpers
+#   (build/vm/bin, built by mk/vm.mk).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+kver=${1:?usage: mkinitramfs.sh KVER OUT}
+out=${2:?usage: mkinitramfs.sh KVER OUT}
+kdir=build/vm/$kver/kernel
+ko=${BPFILTER_KO:-build/module/$kver/bpfilter.ko}
+tests=tools/testing/selftests/bpfilter/vm
+bindir=build/vm/bin
+
+if [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
+	echo "mkinitramfs: no kernel in $kdir; run scripts/vm/fetch-kernel.sh $kver" >&2
+	exit 1
+fi
+for b in dropuid ipt_probe ipt_probe32; do
+	if [ ! -x "$bindir/$b" ]; then
+		echo "mkinitramfs: $bindir/$b missing; run make vm-bins" >&2
+		exit 1
+	fi
+done
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/bpfilter-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+chmod 755 "$root"
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,lib,lib64,etc,proc,sys,dev,tmp,run,root,selftests}
+mkdir -p "$root/sys/fs/bpf" "$root/var"
+ln -s ../run "$root/var/run"
+
+# busybox applets; the real tools copied below take precedence via PATH.
+cp /bin/busybox "$root/bin/busybox"
+for applet in $(/bin/busybox --list); do
+	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+done
+for applet in modprobe insmod rmmod lsmod depmod modinfo poweroff; do
+	ln -sf ../bin/busybox "$root/sbin/$applet"
+done
+
+# copy_bin FILE: copy FILE to the same path in the image, with its libraries.
+copy_bin()
+{
+	local f=$1 lib
+
+	mkdir -p "$root$(dirname "$f")"
+	cp -L "$f" "$root$f"
+	ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }' |
+	while read -r lib; do
+		if [ ! -e "$root$lib" ]; then
+			mkdir -p "$root$(dirname "$lib")"
+			cp -L "$lib" "$root$lib"
+		fi
+	done
+}
+
+copy_bin /usr/sbin/xtables-legacy-multi
+for l in iptables-legacy iptables-legacy-save iptables-legacy-restore \
+	 iptables iptables-save iptables-restore; do
+	ln -sf xtables-legacy-multi "$root/usr/sbin/$l"
+done
+for so in /usr/lib/x86_64-linux-gnu/xtables/*.so; do
+	copy_bin "$so"
+done
+copy_bin /usr/sbin/ip
+copy_bin /usr/sbin/bpftool
+# glibc's dynamic loader, at the path every binary names.
+cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+
+cp /etc/protocols /etc/services "$root/etc/"
+# Names resolve from files only: `iptables -L` without -n must not send DNS
+# queries over lo (slow, and traffic that rule counters would see).
+cat > "$root/etc/nsswitch.conf" <<'NS'
+passwd: files
+group: files
+hosts: files
+networks: files
+protocols: files
+services: files
+NS
+printf '127.0.0.1\tlocalhost\n' > "$root/etc/hosts"
+: > "$root/etc/networks"
+cat > "$root/etc/passwd" <<'PW'
+root:x:0:0:root:/root:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+PW
+cat > "$root/etc/group" <<'GR'
+root:x:0:
+nogroup:x:65534:
+GR
+
+# Guest modules: netfilter and veth, closed over modules.dep, decompressed.
+mdir=$kdir/lib/modules/$kver
+rmdir=$root/lib/modules/$kver
+mkdir -p "$rmdir"
+cp "$mdir"/modules.order "$mdir"/modules.builtin* "$rmdir/" 2>/dev/null || true
+want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/xt_*.ko* \
+	kernel/net/ipv4/netfilter/*.ko* kernel/drivers/net/veth.ko*)
+closure=$(awk -v want="$want" '
+	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }
+	{ sub(":", "", $1); deps[$1] = $0 }
+	END {
+		changed = 1
+		while (changed) {
+			changed = 0
+			for (m in need) {
+				k = split(deps[m], d, " ")
+				for (i = 2; i <= k; i++)
+					if (!(d[i] in need)) { need[d[i]] = 1; changed = 1 }
+			}
+		}
+		for (m in need) print m
+	}' "$mdir/modules.dep")
+for m in $closure; do
+	mkdir -p "$rmdir/$(dirname "$m")"
+	case "$m" in
+	*.xz) xz -dc "$mdir/$m" > "$rmdir/${m%.xz}" ;;
+	*.zst) zstd -qdc "$mdir/$m" > "$rmdir/${m%.zst}" ;;
+	*.gz) gzip -dc "$mdir/$m" > "$rmdir/${m%.gz}" ;;
+	*) cp "$mdir/$m" "$rmdir/$m" ;;
+	esac
+done
+if [ -f "$ko" ]; then
+	mkdir -p "$rmdir/updates"
+	cp "$ko" "$rmdir/updates/bpfilter.ko"
+	echo "mkinitramfs: $kver: with $ko" >&2
+else
+	echo "mkinitramfs: $kver: no $ko (bpfilter backend will fail to load)" >&2
+fi
+depmod -b "$root" "$kver"
+
+# The selftests and the guest side of the demo.
+cp "$tests"/*.sh "$root/selftests/"
+cp "$bindir/dropuid" "$bindir/ipt_probe" "$bindir/ipt_probe32" "$root/selftests/"
+cp scripts/vm/init "$root/init"
+cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"
+chmod 755 "$root/init" "$root"/selftests/*
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) | gzip -1 > "$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh KVER [tests|demo]
+#
+# Boot Debian's KVER kernel under QEMU (TCG, 2 vCPUs, 1 GiB) with the
+# initramfs of mkinitramfs.sh and run the selftests (or the demo) in it.
+# Environment: BACKEND=bpfilter|ip_tables (default bpfilter), VM_TESTS="a b"
+# (a subset of the test scripts), VM_TIMEOUT (seconds, default 600),
+# INITRD (default build/vm/KVER/initrd.gz, built if missing).
+#
+# Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
+# dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
+# on any failed test, on missing results (no end marker, a plan that does not
+# match the results, a timeout) and on any WARN/BUG/oops/Call Trace in dmesg.
+# The whole console log is kept in build/vm/KVER/console-MODE-BACKEND.log.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.." || exit 1
+kver=${1:?usage: run.sh KVER [tests|demo]}
+mode=${2:-tests}
+backend=${BACKEND:-bpfilter}
+kdir=build/vm/$kver/kernel
+initrd=${INITRD:-build/vm/$kver/initrd.gz}
+log=build/vm/$kver/console-$mode-$backend.log
+timeout_s=${VM_TIMEOUT:-600}
+
+if [ ! -f "$kdir/vmlinuz" ]; then
+	scripts/vm/fetch-kernel.sh "$kver" > /dev/null || exit 1
+fi
+if [ ! -f "$initrd" ]; then
+	scripts/vm/mkinitramfs.sh "$kver" "$initrd" > /dev/null || exit 1
+fi
+
+tests=$(echo "${VM_TESTS:-}" | tr ' ' ',')
+append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backend"
+[ -n "$tests" ] && append="$append vm_tests=$tests"
+
+# -cpu qemu64,-cx16: this QEMU's TCG (7.2) corrupts SLUB's lockless
+# cmpxchg16b fast path now and then (double faults, random oopses within a
+# minute); without CX16 the guest kernel takes SLUB's locked path and runs
+# clean. qemu64 is also the cheapest model to emulate.
+start=$(date +%s)
+timeout --foreground -k 10 "$timeout_s" \
+	qemu-system-x86_64 -accel tcg,thread=multi -cpu qemu64,-cx16 -m 1G -smp 2 \
+	-nographic -no-reboot -nodefaults -serial stdio -display none \
+	-kernel "$kdir/vmlinuz" -initrd "$initrd" -append "$append" \
+	< /dev/null 2>&1 | tr -d '\r' | sed 's/^.*\(# vm: \)/\1/' > "$log"
+qrc=${PIPESTATUS[0]}
+elapsed=$(( $(date +%s) - start ))
+
+problems=0
+problem()
+{
+	echo "# vm: PROBLEM: $*"
+	problems=$((problems + 1))
+}
+
+if ! grep -q '^# vm: ' "$log"; then
+	problem "the guest printed no '# vm:' line (boot failed?); console log: $log"
+	tail -n 30 "$log" | sed 's/^/# console: /'
+fi
+# The guest's own output, dmesg excepted.
+sed -n '/^# vm: /,/^# dmesg begin$/p' "$log" | grep -v '^# dmesg begin$'
+
+dmesg_txt=$(sed -n '/^# dmesg begin$/,/^# dmesg end$/p' "$log")
+bad_re='WARNING: |BUG:|Oops|Call Trace|general protection fault|kernel BUG|UBSAN|KASAN|refcount_t: |list_add corruption|list_del corruption|INFO: task .* blocked|Kernel panic'
+if [ -z "$dmesg_txt" ]; then
+	problem "no dmesg from the guest"
+fi
+# Outside the dmesg dump too: an oops on the console before the end.
+if grep -Eq "$bad_re" "$log"; then
+	problem "kernel warnings/oopses in the guest:"
+	grep -E -A20 "$bad_re" "$log" | head -n 80 | sed 's/^/# dmesg: /'
+fi
+echo "$dmesg_txt" | grep -Ei 'bpfilter|ip_tables|x_tables' | grep -v 'vm_backend=' | head -n 40 | sed 's/^/# dmesg: /'
+
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	problem "timed out after ${timeout_s}s"
+fi
+done_line=$(grep '^# vm-done rc=' "$log" | tail -n1)
+if [ -z "$done_line" ]; then
+	problem "the guest did not finish (no '# vm-done'); last console lines:"
+	tail -n 20 "$log" | sed 's/^/# console: /'
+elif [ "${done_line#\# vm-done rc=}" != 0 ]; then
+	echo "# vm: guest job exited ${done_line#\# vm-done rc=}"
+fi
+
+# Count the guest's results; a plan that disagrees means lost results.
+pass=$(grep -Ec '^ok [0-9]+ ' "$log")
+skip=$(grep -Ec '^ok [0-9]+ .*# SKIP' "$log")
+fail=$(grep -Ec '^not ok [0-9]+ ' "$log")
+pass=$((pass - skip))
+if [ "$mode" = tests ]; then
+	plan=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' "$log" | tail -n1)
+	if [ -z "$plan" ] || [ "$plan" -ne $((pass + skip + fail)) ]; then
+		problem "plan '${plan:-none}' does not match $((pass + skip + fail)) results"
+	fi
+elif [ "${done_line#\# vm-done rc=}" != 0 ]; then
+	fail=$((fail + 1))
+fi
+fail=$((fail + problems))
+if [ "$mode" = demo ] && [ "$fail" -eq 0 ]; then
+	pass=$((pass + 1))
+fi
+
+echo "# vm: $kver $mode backend=$backend: ${elapsed}s, console log $log"
+echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
+[ "$fail" -eq 0 ] && [ -n "$done_line" ] && [ "${done_line#\# vm-done rc=}" = 0 ]

@@ -1,0 +1,183 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the VM selftests: TAP output and command checks.
+#
+# Every test script sources this file, calls check/expect/... for each case
+# and ends with done_testing. The TAP numbering is shared by all scripts of a
+# run (a counter file), so the runner's output is one flat TAP stream that the
+# host counts. BACKEND is ip_tables (the stock kernel, the reference) or
+# bpfilter (bpfilter.ko); the expected outputs below were recorded against
+# stock ip_tables and must be the same for bpfilter.
+
+BACKEND=${BACKEND:-bpfilter}
+TAP_DIR=${TAP_DIR:-/tmp/tap}
+# Bound on any single command: a stuck sockopt must fail the test, not hang it.
+CMD_TIMEOUT=${CMD_TIMEOUT:-60}
+IPT=iptables-legacy
+IPT_SAVE=iptables-legacy-save
+IPT_RESTORE=iptables-legacy-restore
+# busybox sh prefers its own applets over PATH: name iproute2's ip in full.
+IP=/usr/sbin/ip
+HELPER_COMM=${HELPER_COMM:-bpfilter_umh}
+SCRIPT=$(basename "$0")
+
+mkdir -p "$TAP_DIR"
+
+tap_next()
+{
+	_n=$(cat "$TAP_DIR/count" 2>/dev/null || echo 0)
+	_n=$((_n + 1))
+	echo "$_n" > "$TAP_DIR/count"
+}
+
+# pass NAME / fail NAME / skip NAME REASON: one TAP result line.
+pass()
+{
+	tap_next
+	echo "ok $_n - $SCRIPT: $1"
+}
+
+fail()
+{
+	tap_next
+	echo "not ok $_n - $SCRIPT: $1"
+	echo "$_n $SCRIPT: $1" >> "$TAP_DIR/failed"
+}
+
+skip()
+{
+	tap_next
+	echo "ok $_n - $SCRIPT: $1 # SKIP $2"
+}
+
+diag()
+{
+	printf '%s\n' "$@" | sed 's/^/# /'
+}
+
+# run CMD...: run CMD with a bound, stdout and stderr together in $OUT, the
+# exit code in $RC.
+run()
+{
+	case "$(type "$1" 2>/dev/null)" in
+	*function*)
+		# timeout can only bound programs; shell functions run as they are.
+		OUT=$("$@" 2>&1)
+		;;
+	*)
+		OUT=$(timeout "$CMD_TIMEOUT" "$@" 2>&1)
+		;;
+	esac
+	RC=$?
+}
+
+# ok_if NAME COND...: pass if the shell condition COND... is true.
+ok_if()
+{
+	_name=$1
+	shift
+	if "$@"; then
+		pass "$_name"
+	else
+		fail "$_name"
+		diag "condition failed: $*"
+	fi
+}
+
+# check NAME WANT_RC CMD...: CMD exits with WANT_RC (output not compared).
+check()
+{
+	_name=$1
+	_want=$2
+	shift 2
+	run "$@"
+	if [ "$RC" -eq "$_want" ]; then
+		pass "$_name"
+	else
+		fail "$_name"
+		diag "command: $*" "exit code $RC, want $_want" "output:" "$OUT"
+	fi
+}
+
+# expect NAME WANT_RC CMD... <<EOF ... EOF: CMD exits with WANT_RC and prints
+# exactly the text on stdin (stdout and stderr together; lines starting with
+# "# " such as iptables-save's timestamps are dropped from both sides).
+expect()
+{
+	_name=$1
+	_want=$2
+	shift 2
+	_exp=$(grep -v '^# ')
+	run "$@"
+	_got=$(printf '%s\n' "$OUT" | grep -v '^# ')
+	if [ -n "${RECORD:-}" ]; then
+		# Developer aid: print what the reference backend answered.
+		printf '=== %s (rc %s)\n%s\n' "$_name" "$RC" "$_got" >&2
+	fi
+	if [ "$RC" -eq "$_want" ] && [ "$_got" = "$_exp" ]; then
+		pass "$_name"
+		return 0
+	fi
+	fail "$_name"
+	diag "command: $*" "exit code $RC, want $_want"
+	printf '%s\n' "$_exp" > "$TAP_DIR/exp"
+	printf '%s\n' "$_got" > "$TAP_DIR/got"
+	diff -u "$TAP_DIR/exp" "$TAP_DIR/got" | sed 's/^/# /'
+	return 1
+}
+
+# reset_table: the initial filter table (no rules, no user chains, ACCEPT
+# policies, zero counters) in the current network namespace.
+reset_table()
+{
+	$IPT -w -F
+	$IPT -w -X
+	$IPT -w -P INPUT ACCEPT
+	$IPT -w -P FORWARD ACCEPT
+	$IPT -w -P OUTPUT ACCEPT
+	$IPT -w -Z
+}
+
+# helper_pids: the pid of bpfilter's usermode helper (none with ip_tables):
+# the module's read-only helper_pid parameter, else a process named
+# $HELPER_COMM.
+helper_pids()
+{
+	_p=$(cat /sys/module/bpfilter/parameters/helper_pid 2>/dev/null)
+	if [ -n "$_p" ]; then
+		[ "$_p" != 0 ] && echo "$_p"
+		return 0
+	fi
+	for _d in /proc/[0-9]*; do
+		[ "$(cat "$_d/comm" 2>/dev/null)" = "$HELPER_COMM" ] && echo "${_d#/proc/}"
+	done
+}
+
+# wait_for COND... : poll the shell condition COND... every 0.2 s for up to
+# WAIT_S seconds (default 20); true once it holds.
+wait_for()
+{
+	_tries=$(( ${WAIT_S:-20} * 5 ))
+	while [ "$_tries" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.2
+		_tries=$((_tries - 1))
+	done
+	return 1
+}
+
+# need_bpfilter NAME: skip NAME with ip_tables, where there is no helper.
+need_bpfilter()
+{
+	[ "$BACKEND" = bpfilter ] && return 0
+	skip "$1" "needs bpfilter.ko (BACKEND=$BACKEND)"
+	return 1
+}
+
+# done_testing: marks the script as complete; the runner fails a script that
+# exits without reaching it.
+done_testing()
+{
+	touch "$TAP_DIR/done.$SCRIPT"
+}
