@@ -4,7 +4,7 @@
 set -euo pipefail
 
 stamp=/var/lib/bpfilter-setup.stamp
-want_version=3
+want_version=4
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
 	exit 0
@@ -28,7 +28,7 @@ apt-get install -y -q --no-install-recommends \
 	build-essential clang llvm libclang-rt-14-dev pkg-config make git \
 	libelf-dev zlib1g-dev libmnl-dev \
 	iptables nftables iproute2 kmod cpio busybox-static \
-	qemu-system-x86 python3 ca-certificates xz-utils \
+	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
 	linux-source-6.1 bpftool
 
 apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev

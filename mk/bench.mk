@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: GPL-2.0
+# owned by engineer F: the benchmark of issue 5 (tools/bench/, docs/benchmarks.md).
+#
+#   make bench-tools  -> build/bench/{bench-gen,bench-udp,bench-prog}
+#   make bench        full run (<= 20 min): rewrites docs/benchmarks.md + .png
+#   make bench-smoke  short run (< 60 s) that checks the tool works
+#
+# Both need root (network namespaces, BPF) and the helper + shim builds.
+
+BENCH_SRC := $(SRCTREE)/tools/bench
+BENCH_OUT := $(BUILD)/bench
+BENCH_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11
+BENCH_TOOLS := $(BENCH_OUT)/bench-gen $(BENCH_OUT)/bench-udp $(BENCH_OUT)/bench-prog
+
+bench-tools: $(BENCH_TOOLS)
+
+$(BENCH_OUT)/bench-gen: $(BENCH_SRC)/bench_gen.c $(BENCH_SRC)/shapes.c $(BENCH_SRC)/shapes.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_SRC)/bench_gen.c $(BENCH_SRC)/shapes.c
+
+$(BENCH_OUT)/bench-udp: $(BENCH_SRC)/bench_udp.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+
+$(BENCH_OUT)/bench-prog: $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c $(BENCH_SRC)/shapes.h
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c \
+		$$(pkg-config --static --libs libbpf)
+
+bench: helper shim bench-tools
+	bash $(BENCH_SRC)/bench.sh --full --out $(SRCTREE)/docs
+
+bench-smoke: helper shim bench-tools
+	bash $(BENCH_SRC)/bench.sh --smoke
+
+bench-clean:
+	rm -rf $(BENCH_OUT)
+
+.PHONY: bench bench-smoke bench-tools bench-clean

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Smoke run of the issue 5 benchmark (tools/bench/bench.sh --smoke): tiny
+# rulesets, one short packet-rate run per point. Benchmarks are not tests:
+# this only checks that the tool works, i.e. that every backend produced a
+# number, bpfilter really filtered the measured path, the BPF cost probes
+# got the right verdicts and counts, and the output lines have the format
+# issue 5 asks for. Prints "# Totals: pass:P fail:F".
+set -u
+cd "$(dirname "$0")/../.."
+
+pass=0
+fail=0
+n=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"; pass=$((pass + 1))
+	else
+		echo "not ok $n - $2"; fail=$((fail + 1))
+	fi
+}
+
+echo "TAP version 13"
+if ! make -s bench-tools > build/bench-tools.log 2>&1; then
+	cat build/bench-tools.log
+	ok 1 "build bench tools"
+	echo "# Totals: pass:$pass fail:$fail"
+	exit 1
+fi
+ok 0 "build bench tools"
+
+sizes="1 100"
+shapes="blocklist portlist mixed"
+out=build/bench/smoke.out
+timeout 120 bash tools/bench/bench.sh --smoke --sizes "$sizes" --shapes "$shapes" > "$out" 2>&1
+rc=$?
+sed 's/^/# /' "$out" | grep -v '^# prog:\|^# map:'
+ok "$rc" "bench.sh --smoke exits 0"
+results=build/bench/run-smoke/results.txt
+get() { awk -v s="$1" -v n="$2" -v k="$3" '$1 == s && $2 == n && $3 == k { v = $4 } END { print v }' "$results" 2>/dev/null; }
+num='^[0-9]+$'
+
+grep -q '^| shape | rules | no firewall | ip_tables |' "$out"
+ok $? "markdown packet-rate table printed"
+
+for s in $shapes; do
+	for r in $sizes; do
+		line=$(grep "^bench: shape=$s rules=$r " "$out")
+		[[ "$line" =~ ^bench:\ shape=$s\ rules=$r\ bpfilter_pps=[0-9]+\ iptables_pps=[0-9]+\ nft_pps=[0-9]+\ ratio=[0-9]+\.[0-9]+$ ]]
+		ok $? "bench line format: shape=$s rules=$r"
+		missing=
+		for k in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
+			v=$(get "$s" "$r" "$k")
+			[[ "$v" =~ $num ]] && [ "$v" -gt 0 ] || missing="$missing $k=${v:-none}"
+		done
+		[ -z "$missing" ]
+		ok $? "every backend measured: shape=$s rules=$r${missing:+ (bad:$missing)}"
+		[ "$(get "$s" "$r" bpfilter_enforced)" = yes ]
+		ok $? "bpfilter filters the measured path: shape=$s rules=$r"
+		[ "$(get "$s" "$r" cost_last_ok)" = ok ] && [ "$(get "$s" "$r" cost_none_ok)" = ok ] &&
+			[[ "$(get "$s" "$r" cost_last_ns)" =~ $num ]] && [[ "$(get "$s" "$r" cost_none_ns)" =~ $num ]]
+		ok $? "BPF_PROG_TEST_RUN cost with right verdicts and counts: shape=$s rules=$r"
+		missing=
+		for k in iptables_restore_s bpfilter_restore_s iptables_append_s bpfilter_append_s helper_hwm_kb prog_insns; do
+			[ -n "$(get "$s" "$r" "$k")" ] || { missing="$k"; break; }
+		done
+		[ -z "$missing" ]
+		ok $? "control-plane figures: shape=$s rules=$r${missing:+ (missing $missing)}"
+	done
+done
+
+echo "# Totals: pass:$pass fail:$fail"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,543 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# bpfilter benchmark (issue 5): end-to-end packet rate, per-packet BPF cost
+# and control-plane cost of bpfilter against ip_tables and nftables, in one
+# run on this machine's kernel.
+#
+#   tools/bench/bench.sh --full  [--out DIR]   (make bench: DIR = docs/)
+#   tools/bench/bench.sh --smoke [--out DIR]   (make bench-smoke: a short check)
+#   options: --shapes "blocklist portlist mixed" --sizes "1 10 ..." --runs R
+#            --secs S (seconds per packet-rate run)
+#            --report-only: measure nothing, rewrite the report from the
+#            figures of the last run of that mode (build/bench/run-MODE/)
+#
+# Needs root. Every measurement runs in two network namespaces it creates,
+# bench-src (10.200.0.1/30) and bench-dst (10.200.0.2/30), joined by a veth
+# pair; nothing outside them is touched. Each backend is measured alone, in
+# freshly created namespaces (ip_tables' filter table, an nftables base chain
+# and bpfilter's links would otherwise share the INPUT hook):
+#   none      no firewall
+#   iptables  stock iptables-legacy-restore against the kernel's ip_tables
+#   nft       nft -f, one nft rule per iptables rule
+#   nftset    nft -f, runs folded into sets where natural (shapes.h)
+#   bpfilter  stock iptables-legacy-restore through the LD_PRELOAD shim and
+#             bpfilter-hostd, whose helper (BPF backend) attaches in bench-dst
+# Packet rate = datagrams that passed INPUT (received by the socket + dropped
+# for a full socket buffer) per second of sending; median of --runs runs.
+# A backend that cannot load a size is reported as FAIL, not skipped.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+bin=$src/build/bench
+shim=$src/build/shim/bpfilter_shim.so
+hostd=$src/build/shim/bpfilter-hostd
+helper=${BPFILTER_HELPER:-$src/net/bpfilter/bpfilter_umh}
+
+mode=full
+out=
+shapes="blocklist portlist mixed"
+sizes=
+runs=
+secs=
+backends="none iptables nft nftset bpfilter"
+load_timeout=300
+report_only=0
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--full) mode=full ;;
+	--smoke) mode=smoke ;;
+	--out) out=$2; shift ;;
+	--shapes) shapes=$2; shift ;;
+	--sizes) sizes=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--secs) secs=$2; shift ;;
+	--report-only) report_only=1 ;;
+	*) echo "usage: $0 [--full|--smoke] [--out DIR] [--shapes S] [--sizes N...] [--runs R] [--secs S]" >&2
+	   exit 2 ;;
+	esac
+	shift
+done
+if [ "$mode" = smoke ]; then
+	sizes=${sizes:-"1 100"}
+	runs=${runs:-1}
+	secs=${secs:-0.4}
+	prog_runs=3
+	prog_ms=10
+	load_timeout=60
+else
+	sizes=${sizes:-"1 10 100 1000 10000 100000"}
+	runs=${runs:-3}
+	secs=${secs:-1}
+	prog_runs=5
+	prog_ms=50
+fi
+work=$bin/run-$mode
+mkdir -p "$work"
+results=$work/results.txt
+if [ "$report_only" = 0 ]; then
+	: > "$results"
+	rm -f "$work"/*.log
+elif [ ! -s "$results" ]; then
+	echo "bench: no figures in $results to report" >&2
+	exit 1
+fi
+
+for f in "$bin/bench-gen" "$bin/bench-udp" "$bin/bench-prog" "$shim" "$hostd" "$helper"; do
+	if [ ! -x "$f" ] && [ ! -f "$f" ]; then
+		echo "bench: missing $f (run make helper shim bench-tools)" >&2
+		exit 1
+	fi
+done
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: needs root (network namespaces, BPF)" >&2
+	exit 1
+fi
+
+now() { echo "${EPOCHREALTIME/,/.}"; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
+log() { echo "# $*" >&2; }
+
+# Record one figure: rec SHAPE N KEY VALUE
+rec() { echo "$1 $2 $3 $4" >> "$results"; }
+# Look one up: get SHAPE N KEY (empty if absent)
+get() { awk -v s="$1" -v n="$2" -v k="$3" '$1 == s && $2 == n && $3 == k { v = $4 } END { print v }' "$results"; }
+
+hostd_pid=
+sock=$work/hostd.sock
+
+net_down() {
+	ip netns del bench-src 2>/dev/null
+	ip netns del bench-dst 2>/dev/null
+	return 0
+}
+
+net_up() {
+	local mac
+	net_down
+	ip netns add bench-src && ip netns add bench-dst || return 1
+	ip link add bench-veth0 netns bench-src type veth peer name bench-veth1 netns bench-dst || return 1
+	ip -n bench-src addr add 10.200.0.1/30 dev bench-veth0 &&
+	ip -n bench-dst addr add 10.200.0.2/30 dev bench-veth1 &&
+	ip -n bench-src link set lo up && ip -n bench-dst link set lo up &&
+	ip -n bench-src link set bench-veth0 up && ip -n bench-dst link set bench-veth1 up || return 1
+	# A static neighbour: no ARP exchange inside the measured window.
+	mac=$(ip -n bench-dst -o link show bench-veth1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+	ip -n bench-src neigh replace 10.200.0.2 lladdr "$mac" dev bench-veth0 nud permanent
+}
+
+hostd_start() {
+	rm -f "$sock"
+	local topt=
+	# Big tables take long to verify: lift hostd's per-request bound if it has -T MS.
+	if "$hostd" -h 2>&1 | grep -q -- '-T'; then
+		topt="-T $((load_timeout * 1000))"
+	fi
+	# Output to a file, not a pipe: the daemon keeps it open after -b returns.
+	# shellcheck disable=SC2086
+	BPFILTER_BACKEND=bpf "$hostd" -s "$sock" -H "$helper" $topt -b > "$work/hostd.pid" \
+		2>>"$work/hostd.log" || { hostd_pid=; return 1; }
+	hostd_pid=$(head -n 1 "$work/hostd.pid")
+	[[ "$hostd_pid" =~ ^[0-9]+$ ]] || { hostd_pid=; return 1; }
+}
+
+hostd_stop() {
+	local i
+	[ -n "$hostd_pid" ] || return 0
+	kill "$hostd_pid" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 "$hostd_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$hostd_pid" 2>/dev/null
+	hostd_pid=
+	rm -f "$sock"
+}
+
+cleanup() {
+	hostd_stop
+	net_down
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+helper_pid() { ps -o pid= --ppid "$hostd_pid" 2>/dev/null | awk 'NR == 1 { print $1 }'; }
+
+# iptables-legacy in bench-dst, through the shim when $1 = bpfilter.
+ipt() {
+	local be=$1; shift
+	if [ "$be" = bpfilter ]; then
+		ip netns exec bench-dst env LD_PRELOAD="$shim" BPFILTER_HOSTD="$sock" \
+			timeout "$load_timeout" "$@"
+	else
+		ip netns exec bench-dst timeout "$load_timeout" "$@"
+	fi
+}
+
+# One packet-rate run: prints datagrams that passed INPUT per second.
+pps_once() {
+	local d=$1 rfifo rpid line passed
+	rfifo=$work/recv.out
+	ip netns exec bench-dst "$bin/bench-udp" recv 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
+		> "$rfifo" 2>>"$work/udp.log" &
+	rpid=$!
+	for line in $(seq 50); do
+		grep -q ready "$rfifo" 2>/dev/null && break
+		sleep 0.05
+	done
+	ip netns exec bench-src "$bin/bench-udp" send 10.200.0.2 5001 "$d" > /dev/null 2>>"$work/udp.log"
+	wait "$rpid"
+	passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' "$rfifo")
+	[ -n "$passed" ] || return 1
+	awk -v p="$passed" -v d="$d" 'BEGIN { printf "%d", p / d }'
+}
+
+# Median packet rate over $runs runs.
+pps() {
+	local i v all=
+	for i in $(seq "$runs"); do
+		v=$(pps_once "$secs") || return 1
+		all="$all $v"
+	done
+	echo "$all" | tr ' ' '\n' | sed '/^$/d' | sort -n |
+		awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%d", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
+
+# Does traffic from the sender still arrive? Used to prove bpfilter enforces.
+delivered_any() {
+	local v
+	v=$(pps_once 0.3) || return 1
+	[ "$v" -gt 0 ]
+}
+
+measure_none() {
+	local s=$1 n=$2 v
+	net_up || { rec "$s" "$n" none_pps FAIL; return; }
+	v=$(pps) || v=FAIL
+	rec "$s" "$n" none_pps "$v"
+}
+
+measure_iptables() {
+	local s=$1 n=$2 t0 t1 v
+	net_up || { rec "$s" "$n" iptables_pps FAIL; return; }
+	t0=$(now)
+	if ! ipt iptables iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/iptables.log"; then
+		rec "$s" "$n" iptables_pps FAIL
+		return
+	fi
+	t1=$(now)
+	rec "$s" "$n" iptables_restore_s "$(elapsed "$t0" "$t1")"
+	v=$(pps) || v=FAIL
+	rec "$s" "$n" iptables_pps "$v"
+	t0=$(now)
+	ipt iptables iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/iptables.log" &&
+		rec "$s" "$n" iptables_append_s "$(elapsed "$t0" "$(now)")"
+}
+
+measure_nft() {
+	local s=$1 n=$2 fmt=$3 key=$4 t0 v
+	net_up || { rec "$s" "$n" "${key}_pps" FAIL; return; }
+	t0=$(now)
+	if ! ip netns exec bench-dst timeout "$load_timeout" nft -f "$work/$s-$n.$fmt" \
+			2>>"$work/nft.log"; then
+		rec "$s" "$n" "${key}_pps" FAIL
+		return
+	fi
+	rec "$s" "$n" "${key}_load_s" "$(elapsed "$t0" "$(now)")"
+	v=$(pps) || v=FAIL
+	rec "$s" "$n" "${key}_pps" "$v"
+}
+
+measure_bpfilter() {
+	local s=$1 n=$2 t0 v hp line
+	net_up || { rec "$s" "$n" bpfilter_pps FAIL; return; }
+	if ! hostd_start; then
+		log "bpfilter-hostd did not start (see $work/hostd.log)"
+		rec "$s" "$n" bpfilter_pps FAIL
+		return
+	fi
+	t0=$(now)
+	if ! ipt bpfilter iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/bpfilter.log"; then
+		log "bpfilter: $s $n: iptables-legacy-restore failed (see $work/bpfilter.log)"
+		rec "$s" "$n" bpfilter_pps FAIL
+		rec "$s" "$n" bpfilter_restore_s FAIL
+		hostd_stop
+		return
+	fi
+	rec "$s" "$n" bpfilter_restore_s "$(elapsed "$t0" "$(now)")"
+	hp=$(helper_pid)
+	if [ -n "$hp" ]; then
+		rec "$s" "$n" helper_hwm_kb "$(awk '/^VmHWM:/ { print $2 }' "/proc/$hp/status")"
+		if "$bin/bench-prog" -p "$hp" -s "$s" -n "$n" -r "$prog_runs" -t "$prog_ms" \
+				> "$work/prog-$s-$n.txt" 2>>"$work/bpfilter.log"; then
+			rec "$s" "$n" prog_ok yes
+		else
+			rec "$s" "$n" prog_ok no
+		fi
+		cat "$work/prog-$s-$n.txt" >&2
+		while read -r line; do
+			case "$line" in
+			cost:*probe=last*) rec "$s" "$n" cost_last_ns "$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' <<< "$line")"
+					   rec "$s" "$n" cost_last_ok "$(bpf_check "$line")" ;;
+			cost:*probe=none*) rec "$s" "$n" cost_none_ns "$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' <<< "$line")"
+					   rec "$s" "$n" cost_none_ok "$(bpf_check "$line")" ;;
+			esac
+		done < "$work/prog-$s-$n.txt"
+		awk '/^prog:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			      if (f["name"] ~ /^bpf_flt_/) { insns += f["insns"]; jited += f["jited_bytes"] } }
+		     /^map:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			      maps = maps (maps ? "," : "") f["name"] ":" f["max_entries"] }
+		     END { printf "%d %d %s\n", insns, jited, maps ? maps : "-" }' \
+			"$work/prog-$s-$n.txt" > "$work/size.txt"
+		read -r v t0 line < "$work/size.txt"
+		rec "$s" "$n" prog_insns "$v"
+		rec "$s" "$n" prog_jited "$t0"
+		rec "$s" "$n" maps "$line"
+	fi
+	v=$(pps) || v=FAIL
+	rec "$s" "$n" bpfilter_pps "$v"
+	t0=$(now)
+	ipt bpfilter iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/bpfilter.log" &&
+		rec "$s" "$n" bpfilter_append_s "$(elapsed "$t0" "$(now)")"
+	# Prove the measured path is filtered: a rule dropping the sender stops the traffic.
+	if ipt bpfilter iptables-legacy -I INPUT 1 -s 10.200.0.1/32 -j DROP 2>>"$work/bpfilter.log"; then
+		if delivered_any; then
+			rec "$s" "$n" bpfilter_enforced no
+		else
+			rec "$s" "$n" bpfilter_enforced yes
+		fi
+	else
+		rec "$s" "$n" bpfilter_enforced unknown
+	fi
+	hostd_stop
+}
+
+# "ok" if a cost: line shows the expected verdict and a count on the deciding rule.
+bpf_check() {
+	local v e c
+	v=$(sed -n 's/.* verdict=\([0-9]*\).*/\1/p' <<< "$1")
+	e=$(sed -n 's/.* expect=\([0-9]*\).*/\1/p' <<< "$1")
+	c=$(sed -n 's/.* counted=\([a-z/]*\).*/\1/p' <<< "$1")
+	if [ "$v" = "$e" ] && [ "$c" != no ]; then echo ok; else echo "wrong(verdict=$v,expect=$e,counted=$c)"; fi
+}
+
+if [ "$report_only" = 0 ]; then
+	start_all=$(now)
+	log "bench: mode=$mode shapes=[$shapes] sizes=[$sizes] runs=$runs secs=$secs kernel=$(uname -r)"
+	for s in $shapes; do
+		for n in $sizes; do
+			"$bin/bench-gen" "$s" "$n" iptables > "$work/$s-$n.ipt" &&
+			"$bin/bench-gen" "$s" "$n" nft > "$work/$s-$n.nft" &&
+			"$bin/bench-gen" "$s" "$n" nft-set > "$work/$s-$n.nftset" || exit 1
+			for be in $backends; do
+				log "measuring shape=$s rules=$n backend=$be"
+				case $be in
+				none) measure_none "$s" "$n" ;;
+				iptables) measure_iptables "$s" "$n" ;;
+				nft) measure_nft "$s" "$n" nft nft ;;
+				nftset) measure_nft "$s" "$n" nftset nftset ;;
+				bpfilter) measure_bpfilter "$s" "$n" ;;
+				esac
+			done
+			net_down
+			rm -f "$work/$s-$n.ipt" "$work/$s-$n.nft" "$work/$s-$n.nftset"
+		done
+	done
+	total_s=$(elapsed "$start_all" "$(now)")
+	rec _ _ total_s "$total_s"
+fi
+total_s=$(get _ _ total_s)
+
+# ---- report -----------------------------------------------------------------
+fmt() { if [ -z "$1" ]; then echo "-"; else echo "$1"; fi; }
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0)
+		printf "%.2f", a / b; else print "n/a" }'
+}
+
+# One row of the targets table: row TEXT FIGURE VERDICT
+row() { echo "| $1 | $2 | $3 |"; }
+# verdict of "a <= b" (or >= with $3 = ge) on numbers, "no figure" otherwise
+cmp_row() {
+	awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
+		if (a == "FAIL") { print "**no** (FAIL)"; exit }
+		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/) { print "no figure"; exit }
+		ok = (op == "ge") ? (a + 0 >= b + 0) : (a + 0 <= b + 0); print ok ? "yes" : "**no**" }'
+}
+mul() { awk -v a="$1" -v m="$2" 'BEGIN { if (a ~ /^[0-9.]+$/) printf "%.3f", a * m; else print "n/a" }'; }
+
+targets() {
+	local s n c1 c bp ip no
+	c1=$(get blocklist 1 cost_last_ns)
+	for n in 10000 100000; do
+		c=$(get blocklist "$n" cost_last_ns)
+		m=2; [ "$n" = 100000 ] && m=3
+		row "BPF cost, blocklist $n rules <= ${m}x 1 rule (last-rule probe)" \
+		    "$(fmt "$c") ns vs $(fmt "$c1") ns x $m" "$(cmp_row "$c" "$(mul "$c1" "$m")" le)"
+	done
+	for s in $shapes; do
+		for n in $sizes; do
+			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
+			row "packet rate >= ip_tables, $s $n" "$(fmt "$bp") vs $(fmt "$ip")" "$(cmp_row "$bp" "$ip" ge)"
+		done
+		bp=$(get "$s" 10000 bpfilter_pps); ip=$(get "$s" 10000 iptables_pps)
+		row "packet rate >= 5x ip_tables, $s 10000" "$(fmt "$bp") vs 5 x $(fmt "$ip")" \
+		    "$(cmp_row "$bp" "$(mul "$ip" 5)" ge)"
+		if [ "$s" != mixed ]; then
+			no=$(get "$s" 10000 none_pps)
+			row "packet rate within 10% of no firewall, $s 10000" "$(fmt "$bp") vs 0.9 x $(fmt "$no")" \
+			    "$(cmp_row "$bp" "$(mul "$no" 0.9)" ge)"
+		fi
+		for n in 10000 100000; do
+			m=0.5; [ "$n" = 100000 ] && m=5
+			c=$(get "$s" "$n" bpfilter_restore_s)
+			row "bpfilter restore of $s $n < $m s" "$(fmt "$c") s" "$(cmp_row "$c" "$m" le)"
+		done
+		c=$(get "$s" 10000 bpfilter_append_s)
+		row "bpfilter -A on $s 10000 < 0.5 s" "$(fmt "$c") s" "$(cmp_row "$c" 0.5 le)"
+	done
+}
+
+report() {
+	local s n bp ip nf ns no c1l c1n r
+	echo "Kernel $(uname -r), $(nproc) CPUs, mode $mode: $runs run(s) of ${secs}s per packet-rate point" \
+	     "(median), BPF cost median of $prog_runs BPF_PROG_TEST_RUN calls; whole run ${total_s}s."
+	echo
+	echo "### End-to-end packet rate (UDP datagrams/s that passed INPUT)"
+	echo
+	echo "| shape | rules | no firewall | ip_tables | nft (rules) | nft (set) | bpfilter | bpfilter / ip_tables | bpfilter enforced |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	for s in $shapes; do
+		for n in $sizes; do
+			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
+			echo "| $s | $n | $(fmt "$(get "$s" "$n" none_pps)") | $(fmt "$ip") |" \
+			     "$(fmt "$(get "$s" "$n" nft_pps)") | $(fmt "$(get "$s" "$n" nftset_pps)") |" \
+			     "$(fmt "$bp") | $(ratio "$bp" "$ip") | $(fmt "$(get "$s" "$n" bpfilter_enforced)") |"
+		done
+	done
+	echo
+	echo "### Per-packet cost of bpfilter's INPUT program (BPF_PROG_TEST_RUN, ns/packet)"
+	echo
+	echo "| shape | rules | matches last rule | matches none | last / 1-rule | none / 1-rule | checked |"
+	echo "|---|---:|---:|---:|---:|---:|---|"
+	for s in $shapes; do
+		c1l=$(get "$s" "$(set -- $sizes; echo "$1")" cost_last_ns)
+		c1n=$(get "$s" "$(set -- $sizes; echo "$1")" cost_none_ns)
+		for n in $sizes; do
+			echo "| $s | $n | $(fmt "$(get "$s" "$n" cost_last_ns)") | $(fmt "$(get "$s" "$n" cost_none_ns)") |" \
+			     "$(ratio "$(get "$s" "$n" cost_last_ns)" "$c1l") | $(ratio "$(get "$s" "$n" cost_none_ns)" "$c1n") |" \
+			     "$(fmt "$(get "$s" "$n" cost_last_ok)")/$(fmt "$(get "$s" "$n" cost_none_ok)") |"
+		done
+	done
+	echo
+	echo "### Control plane"
+	echo
+	echo "| shape | rules | ip_tables restore (s) | bpfilter restore (s) | ip_tables -A (s) | bpfilter -A (s) | nft -f rules / set (s) | helper VmHWM (kB) | INPUT+FORWARD+OUTPUT insns | jited bytes | maps (name:entries) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	for s in $shapes; do
+		for n in $sizes; do
+			echo "| $s | $n | $(fmt "$(get "$s" "$n" iptables_restore_s)") | $(fmt "$(get "$s" "$n" bpfilter_restore_s)") |" \
+			     "$(fmt "$(get "$s" "$n" iptables_append_s)") | $(fmt "$(get "$s" "$n" bpfilter_append_s)") |" \
+			     "$(fmt "$(get "$s" "$n" nft_load_s)") / $(fmt "$(get "$s" "$n" nftset_load_s)") |" \
+			     "$(fmt "$(get "$s" "$n" helper_hwm_kb)") | $(fmt "$(get "$s" "$n" prog_insns)") |" \
+			     "$(fmt "$(get "$s" "$n" prog_jited)") | $(fmt "$(get "$s" "$n" maps)") |"
+		done
+	done
+	echo
+	echo "### Issue 5 targets, judged on this run's figures"
+	echo
+	echo "| target | figure | met |"
+	echo "|---|---|---|"
+	targets
+	echo
+	echo "### What bpfilter logged when a size failed (hostd/helper stderr, counted)"
+	echo
+	echo '```'
+	cat "$work/hostd.log" "$work/bpfilter.log" 2>/dev/null |
+		grep -i 'fail\|timed out\|error\|rejected' | sed 's/[0-9]\{6,\}/N/g' | sort | uniq -c | head -20
+	echo '```'
+}
+
+bench_lines() {
+	local s n bp ip
+	for s in $shapes; do
+		for n in $sizes; do
+			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
+			echo "bench: shape=$s rules=$n bpfilter_pps=$(fmt "$bp") iptables_pps=$(fmt "$ip")" \
+			     "nft_pps=$(fmt "$(get "$s" "$n" nft_pps)") ratio=$(ratio "$bp" "$ip")"
+		done
+	done
+}
+
+plot() {
+	local png=$1 dat=$work/plot.dat s n col
+	command -v gnuplot > /dev/null || { log "gnuplot missing: no plot"; return 1; }
+	: > "$dat"
+	for s in $shapes; do
+		echo "# $s" >> "$dat"
+		for n in $sizes; do
+			echo -n "$n" >> "$dat"
+			for col in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
+				v=$(get "$s" "$n" "$col")
+				[[ "$v" =~ ^[0-9]+$ ]] || v=NaN
+				echo -n " $v" >> "$dat"
+			done
+			echo >> "$dat"
+		done
+		printf '\n\n' >> "$dat"
+	done
+	{
+		echo "set terminal pngcairo size 1500,500 font ',10'"
+		echo "set output '$png'"
+		echo "set multiplot layout 1,$(echo $shapes | wc -w) title 'bpfilter benchmark, kernel $(uname -r): UDP packets/s through INPUT vs rules'"
+		echo "set logscale xy; set grid; set xlabel 'rules'; set ylabel 'packets/s'; set key bottom left"
+		local i=0
+		for s in $shapes; do
+			echo "set title '$s'"
+			echo "plot '$dat' index $i using 1:2 with linespoints title 'no firewall'," \
+			     "'' index $i using 1:3 with linespoints title 'ip\\_tables'," \
+			     "'' index $i using 1:4 with linespoints title 'nft rules'," \
+			     "'' index $i using 1:5 with linespoints title 'nft set'," \
+			     "'' index $i using 1:6 with linespoints lw 2 title 'bpfilter'"
+			i=$((i + 1))
+		done
+		echo "unset multiplot"
+	} | gnuplot 2>>"$work/gnuplot.log"
+}
+
+report > "$work/report.md"
+cat "$work/report.md"
+echo
+bench_lines | tee "$work/bench-lines.txt"
+plot "$work/benchmarks.png" || true
+
+if [ -n "$out" ]; then
+	mkdir -p "$out"
+	cp "$work/benchmarks.png" "$out/benchmarks.png" 2>/dev/null
+	{
+		echo "# bpfilter benchmarks"
+		echo
+		echo "Generated by \`tools/bench/bench.sh\` (issue 5). Regenerate with:"
+		echo
+		echo '```'
+		if [ "$mode" = full ]; then echo "make bench"; else echo "make bench-smoke"; fi
+		echo "# = bash tools/bench/bench.sh --$mode --out docs   (root; needs make helper shim bench-tools)"
+		echo '```'
+		echo
+		cat "$here/METHOD.md"
+		echo
+		echo "## Results"
+		echo
+		cat "$work/report.md"
+		echo
+		echo "![packets/s against rules](benchmarks.png)"
+		echo
+		echo '```'
+		cat "$work/bench-lines.txt"
+		echo '```'
+	} > "$out/benchmarks.md"
+	log "wrote $out/benchmarks.md and $out/benchmarks.png"
+fi
+log "raw figures: $results"

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-gen: print a benchmark ruleset.
+ *
+ *   bench-gen SHAPE N iptables|nft|nft-set
+ *
+ * SHAPE is blocklist, portlist or mixed (see shapes.h); the output goes to
+ * iptables-legacy-restore or nft -f.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shapes.h"
+
+static int parse_format(const char *s, enum shape_format *fmt)
+{
+	if (!strcmp(s, "iptables"))
+		*fmt = FMT_IPTABLES;
+	else if (!strcmp(s, "nft"))
+		*fmt = FMT_NFT;
+	else if (!strcmp(s, "nft-set"))
+		*fmt = FMT_NFT_SET;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum shape_format fmt;
+	enum shape shape;
+	unsigned long n;
+	char *end;
+	int err;
+
+	if (argc != 4 || shape_parse(argv[1], &shape) || parse_format(argv[3], &fmt)) {
+		fprintf(stderr, "usage: bench-gen blocklist|portlist|mixed N iptables|nft|nft-set\n");
+		return 2;
+	}
+	errno = 0;
+	n = strtoul(argv[2], &end, 10);
+	if (errno || *end || n < 1 || n > 10000000) {
+		fprintf(stderr, "bench-gen: bad rule count '%s'\n", argv[2]);
+		return 2;
+	}
+	err = shape_write(stdout, shape, n, fmt);
+	if (err) {
+		fprintf(stderr, "bench-gen: %s\n", strerror(-err));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-prog: sizes and per-packet cost of the BPF programs a bpfilter
+ * helper generated.
+ *
+ *   bench-prog -p HELPER_PID -s SHAPE -n N [-r RUNS] [-t MS]
+ *
+ * The programs are found through the helper's own file descriptors
+ * (/proc/PID/fdinfo: prog_id / map_id), so the figures are those of the
+ * objects enforcing the ruleset, whatever the backend's internal API is,
+ * and never those of another helper running on the machine. Prints one
+ * "prog:" line per program and one "map:" line per map, then for each
+ * probe packet of the shape (shapes.h: "last" and "none") a line
+ *
+ *   cost: shape=S rules=N probe=P prog=NAME ns=X verdict=V expect=E counted=C
+ *
+ * ns is the median over RUNS BPF_PROG_TEST_RUN calls of the kernel's
+ * per-run average (repeat chosen so that one call lasts about MS ms). The
+ * program run is the INPUT dispatcher ("bpfilter_in", which tail-calls the
+ * ruleset program, as a real packet does) or, without one, the ruleset
+ * program "bpf_flt_INPUT". counted=yes when the counters map shows exactly
+ * one count per run on the entry that must decide the packet, no when not,
+ * n/a when there is no counters map. Exit 1 if a wrong verdict or count is
+ * seen: a fast wrong program is not a result.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/netfilter.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "shapes.h"
+
+#define MAX_OBJS	256
+#define MAX_RUNS	51
+
+/*
+ * ctx_in of BPF_PROG_TEST_RUN for netfilter programs is the head of the
+ * kernel's struct nf_hook_state: { u8 hook; u8 pf; } (the rest must be 0).
+ */
+struct nf_hook_state_head {
+	uint8_t hook;
+	uint8_t pf;
+};
+
+struct bench {
+	int pid;
+	enum shape shape;
+	uint32_t rules;
+	int runs;
+	double target_ms;
+	uint32_t prog_ids[MAX_OBJS], nprogs;
+	uint32_t map_ids[MAX_OBJS], nmaps;
+	int run_fd;		/* program test-run */
+	char run_name[BPF_OBJ_NAME_LEN];
+	int counters_fd;	/* "bpf_flt_cnt", or -1 */
+	int ncpus;
+};
+
+static void add_id(uint32_t *ids, uint32_t *n, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; i < *n; i++)
+		if (ids[i] == id)
+			return;
+	if (*n < MAX_OBJS)
+		ids[(*n)++] = id;
+}
+
+/* Collect the ids of the BPF programs and maps the helper holds open. */
+static int scan_fds(struct bench *b)
+{
+	char path[64], line[128];
+	struct dirent *de;
+	unsigned int id;
+	DIR *d;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo", b->pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		f = fdopen(fd, "r");
+		if (!f) {
+			close(fd);
+			continue;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "prog_id: %u", &id) == 1)
+				add_id(b->prog_ids, &b->nprogs, id);
+			else if (sscanf(line, "map_id: %u", &id) == 1)
+				add_id(b->map_ids, &b->nmaps, id);
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Print the programs; keep an fd on the one to test-run (dispatcher first, highest id). */
+static int list_progs(struct bench *b)
+{
+	int disp_fd = -1, flt_fd = -1;
+	uint32_t i;
+
+	for (i = 0; i < b->nprogs; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+		int fd;
+
+		fd = bpf_prog_get_fd_by_id(b->prog_ids[i]);
+		if (fd < 0)
+			continue;
+		if (bpf_prog_get_info_by_fd(fd, &info, &len)) {
+			close(fd);
+			continue;
+		}
+		printf("prog: id=%u name=%s type=%u insns=%u xlated_bytes=%u jited_bytes=%u\n",
+		       info.id, info.name, info.type, info.xlated_prog_len / 8,
+		       info.xlated_prog_len, info.jited_prog_len);
+		if (!strcmp(info.name, "bpfilter_in")) {
+			if (disp_fd >= 0)
+				close(disp_fd);
+			disp_fd = fd;
+		} else if (!strcmp(info.name, "bpf_flt_INPUT")) {
+			if (flt_fd >= 0)
+				close(flt_fd);
+			flt_fd = fd;
+		} else {
+			close(fd);
+		}
+	}
+	if (disp_fd >= 0) {
+		b->run_fd = disp_fd;
+		strcpy(b->run_name, "bpfilter_in");
+		if (flt_fd >= 0)
+			close(flt_fd);
+	} else if (flt_fd >= 0) {
+		b->run_fd = flt_fd;
+		strcpy(b->run_name, "bpf_flt_INPUT");
+	}
+	return b->run_fd >= 0 ? 0 : -ENOENT;
+}
+
+static void list_maps(struct bench *b)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->nmaps; i++) {
+		struct bpf_map_info info = {};
+		__u32 len = sizeof(info);
+		int fd;
+
+		fd = bpf_map_get_fd_by_id(b->map_ids[i]);
+		if (fd < 0)
+			continue;
+		if (bpf_map_get_info_by_fd(fd, &info, &len)) {
+			close(fd);
+			continue;
+		}
+		printf("map: id=%u name=%s type=%u key=%u value=%u max_entries=%u\n", info.id,
+		       info.name, info.type, info.key_size, info.value_size, info.max_entries);
+		if (!strcmp(info.name, "bpf_flt_cnt") && info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
+		    info.value_size == 16 && b->counters_fd < 0)
+			b->counters_fd = fd;
+		else
+			close(fd);
+	}
+}
+
+/* Packets counted on @entry, summed over CPUs: 0 or -errno. */
+static int read_count(struct bench *b, uint32_t entry, uint64_t *pkts)
+{
+	uint64_t *vals;
+	int i, err;
+
+	vals = calloc(b->ncpus, 16);
+	if (!vals)
+		return -ENOMEM;
+	err = bpf_map_lookup_elem(b->counters_fd, &entry, vals);
+	if (err) {
+		err = -errno;
+		goto out;
+	}
+	*pkts = 0;
+	for (i = 0; i < b->ncpus; i++)
+		*pkts += vals[2 * i];
+out:
+	free(vals);
+	return err;
+}
+
+static int test_run(struct bench *b, const struct probe_pkt *p, uint32_t repeat,
+		    uint32_t *ns, uint32_t *verdict)
+{
+	struct nf_hook_state_head st = { .hook = NF_INET_LOCAL_IN, .pf = NFPROTO_IPV4 };
+	/* At LOCAL_IN the kernel pulls an Ethernet header (eth_type_trans) first. */
+	uint8_t frame[14 + sizeof(p->data)] = { [12] = 0x08, [13] = 0x00 };
+	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = 14 + p->len,
+		    .ctx_in = &st, .ctx_size_in = sizeof(st), .repeat = repeat);
+
+	memcpy(frame + 14, p->data, p->len);
+	if (bpf_prog_test_run_opts(b->run_fd, &o))
+		return -errno;
+	*ns = o.duration;
+	*verdict = o.retval;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Measure one probe; returns 0, 1 for a wrong verdict/count, or -errno. */
+static int measure(struct bench *b, enum probe which)
+{
+	uint32_t ns[MAX_RUNS], repeat = 16, verdict = 0, t;
+	uint64_t before = 0, after = 0, total = 0;
+	const char *counted = "n/a";
+	struct probe_pkt p;
+	int i, err, bad = 0;
+
+	err = shape_probe(b->shape, b->rules, which, &p);
+	if (err)
+		return err;
+	/* Calibrate: grow repeat until one call lasts about target_ms (bounded). */
+	for (i = 0; i < 20; i++) {
+		err = test_run(b, &p, repeat, &t, &verdict);
+		if (err)
+			return err;
+		if ((double)t * repeat >= b->target_ms * 1e6 / 4 || repeat >= (1u << 24))
+			break;
+		repeat *= 4;
+	}
+	if (t)
+		repeat = (uint32_t)(b->target_ms * 1e6 / t) + 1;
+	if (b->counters_fd >= 0 && read_count(b, p.entry, &before)) {
+		close(b->counters_fd);
+		b->counters_fd = -1;
+	}
+	for (i = 0; i < b->runs; i++) {
+		err = test_run(b, &p, repeat, &ns[i], &verdict);
+		if (err)
+			return err;
+		total += repeat;
+		if (verdict != (uint32_t)p.verdict)
+			bad = 1;
+	}
+	if (b->counters_fd >= 0 && !read_count(b, p.entry, &after)) {
+		counted = after - before == total ? "yes" : "no";
+		if (after - before != total)
+			bad = 1;
+	}
+	qsort(ns, b->runs, sizeof(ns[0]), cmp_u32);
+	printf("cost: shape=%s rules=%u probe=%s prog=%s ns=%u verdict=%u expect=%d counted=%s "
+	       "repeat=%u runs=%d\n", shape_name(b->shape), b->rules,
+	       which == PROBE_LAST ? "last" : "none", b->run_name, ns[b->runs / 2], verdict,
+	       p.verdict, counted, repeat, b->runs);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench b = { .runs = 5, .target_ms = 50, .run_fd = -1, .counters_fd = -1 };
+	int opt, err, bad = 0;
+
+	while ((opt = getopt(argc, argv, "p:s:n:r:t:")) != -1) {
+		switch (opt) {
+		case 'p':
+			b.pid = atoi(optarg);
+			break;
+		case 's':
+			if (shape_parse(optarg, &b.shape))
+				goto usage;
+			break;
+		case 'n':
+			b.rules = strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			b.runs = atoi(optarg);
+			break;
+		case 't':
+			b.target_ms = atof(optarg);
+			break;
+		default:
+			goto usage;
+		}
+	}
+	if (b.pid <= 0 || !b.rules || b.runs < 1 || b.runs > MAX_RUNS || b.target_ms <= 0 ||
+	    b.target_ms > 10000)
+		goto usage;
+	b.ncpus = libbpf_num_possible_cpus();
+	if (b.ncpus <= 0)
+		return 1;
+	err = scan_fds(&b);
+	if (err) {
+		fprintf(stderr, "bench-prog: /proc/%d/fdinfo: %s\n", b.pid, strerror(-err));
+		return 1;
+	}
+	list_maps(&b);
+	err = list_progs(&b);
+	if (err) {
+		fprintf(stderr, "bench-prog: helper %d holds no INPUT program\n", b.pid);
+		goto out;
+	}
+	err = measure(&b, PROBE_LAST);
+	if (err >= 0) {
+		bad |= err;
+		err = measure(&b, PROBE_NONE);
+	}
+	if (err > 0)
+		bad |= err;
+	if (err < 0)
+		fprintf(stderr, "bench-prog: BPF_PROG_TEST_RUN: %s\n", strerror(-err));
+out:
+	if (b.run_fd >= 0)
+		close(b.run_fd);
+	if (b.counters_fd >= 0)
+		close(b.counters_fd);
+	return err < 0 || bad ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: bench-prog -p HELPER_PID -s SHAPE -n N [-r RUNS] [-t MS]\n");
+	return 2;
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench-udp: the end-to-end traffic of the benchmark.
+ *
+ *   bench-udp send DST_ADDR PORT SECONDS
+ *	sendmmsg() UDP datagrams (18 bytes of payload, batches of 64) to
+ *	DST_ADDR:PORT for SECONDS, then print "sent=N seconds=T".
+ *   bench-udp recv PORT SECONDS
+ *	count datagrams received on 0.0.0.0:PORT for SECONDS, then print
+ *	"received=N rcvbuf_errors=E passed=P": E is the growth of this
+ *	namespace's Udp RcvbufErrors (datagrams that passed the firewall but
+ *	found the socket full), P = N + E = datagrams that passed INPUT.
+ *
+ * Both loops are bounded by their SECONDS (at most 600).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#define BATCH		64
+#define PAYLOAD		18
+#define MAX_SECONDS	600.0
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The Udp RcvbufErrors counter of the current namespace: 0 or -errno. */
+static int udp_rcvbuf_errors(uint64_t *out)
+{
+	char hdr[1024], val[1024], *h, *v, *hs, *vs;
+	int err = -ENOENT;
+	FILE *f;
+
+	f = fopen("/proc/net/snmp", "r");
+	if (!f)
+		return -errno;
+	while (fgets(hdr, sizeof(hdr), f) && fgets(val, sizeof(val), f)) {
+		if (strncmp(hdr, "Udp:", 4) || strncmp(val, "Udp:", 4))
+			continue;
+		h = strtok_r(hdr, " \n", &hs);
+		v = strtok_r(val, " \n", &vs);
+		while (h && v) {
+			if (!strcmp(h, "RcvbufErrors")) {
+				*out = strtoull(v, NULL, 10);
+				err = 0;
+				break;
+			}
+			h = strtok_r(NULL, " \n", &hs);
+			v = strtok_r(NULL, " \n", &vs);
+		}
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+static int do_send(const char *addr, int port, double secs)
+{
+	static char payload[BATCH][PAYLOAD];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
+	uint64_t sent = 0;
+	double start, end;
+	int fd, i, n;
+
+	if (inet_pton(AF_INET, addr, &dst.sin_addr) != 1)
+		return -EINVAL;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	memset(msgs, 0, sizeof(msgs));
+	for (i = 0; i < BATCH; i++) {
+		iov[i].iov_base = payload[i];
+		iov[i].iov_len = PAYLOAD;
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+		msgs[i].msg_hdr.msg_name = &dst;
+		msgs[i].msg_hdr.msg_namelen = sizeof(dst);
+	}
+	start = now();
+	end = start + secs;
+	while (now() < end) {
+		n = sendmmsg(fd, msgs, BATCH, 0);
+		/* A full device queue is the measured bottleneck, not an error. */
+		if (n < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNREFUSED) {
+			n = -errno;
+			close(fd);
+			return n;
+		}
+		if (n > 0)
+			sent += n;
+	}
+	printf("sent=%llu seconds=%.3f\n", (unsigned long long)sent, now() - start);
+	close(fd);
+	return 0;
+}
+
+static int do_recv(int port, double secs)
+{
+	static char bufs[BATCH][2048];
+	struct sockaddr_in me = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct timeval tv = { .tv_usec = 100000 };
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	uint64_t got = 0, e0 = 0, e1 = 0;
+	int fd, i, n, rcvbuf = 8 << 20, err;
+	double end;
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -errno;
+	/* SO_RCVBUFFORCE ignores rmem_max (we are root); fall back if refused. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&me, sizeof(me))) {
+		err = -errno;
+		goto out;
+	}
+	err = udp_rcvbuf_errors(&e0);
+	if (err)
+		goto out;
+	for (i = 0; i < BATCH; i++) {
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = sizeof(bufs[i]);
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	/* Ready: the orchestrator starts the sender after this line. */
+	printf("ready\n");
+	fflush(stdout);
+	end = now() + secs;
+	while (now() < end) {
+		n = recvmmsg(fd, msgs, BATCH, 0, NULL);
+		if (n > 0)
+			got += n;
+	}
+	err = udp_rcvbuf_errors(&e1);
+	if (err)
+		goto out;
+	printf("received=%llu rcvbuf_errors=%llu passed=%llu\n", (unsigned long long)got,
+	       (unsigned long long)(e1 - e0), (unsigned long long)(got + e1 - e0));
+out:
+	close(fd);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	double secs;
+	int err;
+
+	if (argc == 5 && !strcmp(argv[1], "send")) {
+		secs = atof(argv[4]);
+		if (secs <= 0 || secs > MAX_SECONDS)
+			goto usage;
+		err = do_send(argv[2], atoi(argv[3]), secs);
+	} else if (argc == 4 && !strcmp(argv[1], "recv")) {
+		secs = atof(argv[3]);
+		if (secs <= 0 || secs > MAX_SECONDS)
+			goto usage;
+		err = do_recv(atoi(argv[2]), secs);
+	} else {
+		goto usage;
+	}
+	if (err)
+		fprintf(stderr, "bench-udp %s: %s\n", argv[1], strerror(-err));
+	return err ? 1 : 0;
+usage:
+	fprintf(stderr, "usage: bench-udp send DST PORT SECONDS | recv PORT SECONDS\n");
+	return 2;
+}

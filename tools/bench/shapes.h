@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ruleset shapes of the benchmark (issue 5) and the packets that probe them.
+ *
+ * Every shape is generated for N rules in three formats: iptables-restore,
+ * nft with one rule per iptables rule ("plain"), and nft with the natural
+ * runs folded into a set ("set"). All rules live in the filter table's
+ * INPUT path. The end-to-end sender is BENCH_SRC_ADDR sending UDP to
+ * BENCH_DST_ADDR:BENCH_UDP_PORT; each shape says what that traffic does:
+ *
+ *   blocklist  N x "-s 172.16.x.y -j DROP", policy ACCEPT. The sender's
+ *              address is in none of them: its packets walk all N rules and
+ *              are accepted by the policy (the "matches none" case).
+ *   portlist   N x "-p tcp --dport P -j ACCEPT", policy ACCEPT. The sender
+ *              sends UDP, which every rule rejects on its protocol: the
+ *              packets walk all N rules and are accepted by the policy.
+ *   mixed      a server ruleset with user chains (anti-spoofing, ICMP_IN,
+ *              BLOCK (/32 and /24 sources), SERVICES (tcp port + source),
+ *              UDP_IN (udp port + source)), policy DROP; the last INPUT rule
+ *              accepts the sender's UDP traffic: its packets walk every
+ *              chain and are accepted by the last rule.
+ *
+ * For BPF_PROG_TEST_RUN each shape defines two IPv4 packets: "last" matches
+ * the last rule (and no earlier one), "none" matches no rule and gets the
+ * policy. shape_probe() also gives the entry index (in GET_ENTRIES blob
+ * order) whose counter that packet must bump, so the benchmark can check
+ * that the measured program really walked to the end.
+ */
+#ifndef BPFILTER_BENCH_SHAPES_H
+#define BPFILTER_BENCH_SHAPES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define BENCH_SRC_ADDR	"10.200.0.1"
+#define BENCH_DST_ADDR	"10.200.0.2"
+#define BENCH_UDP_PORT	5001
+/* The sender's /30, as the mixed shape's last rule names it. */
+#define BENCH_SRC_NET	"10.200.0.0/30"
+
+enum shape {
+	SHAPE_BLOCKLIST,
+	SHAPE_PORTLIST,
+	SHAPE_MIXED,
+	SHAPE_COUNT,
+};
+
+enum shape_format {
+	FMT_IPTABLES,	/* iptables-restore input for the filter table */
+	FMT_NFT,	/* nft -f input, one nft rule per iptables rule */
+	FMT_NFT_SET,	/* nft -f input, runs of one match shape folded into sets */
+};
+
+enum probe {
+	PROBE_LAST,	/* matches the last rule only */
+	PROBE_NONE,	/* matches no rule: the policy decides */
+};
+
+/* A crafted packet (IPv4 header onward) and what the ruleset must do with it. */
+struct probe_pkt {
+	uint8_t data[64];
+	uint32_t len;
+	int verdict;		/* expected NF_DROP (0) or NF_ACCEPT (1) */
+	uint32_t entry;		/* blob index of the entry that decides it */
+};
+
+/* "blocklist", "portlist", "mixed"; NULL for an unknown shape. */
+const char *shape_name(enum shape s);
+/* Parse a shape name: 0 with *s set, or -EINVAL. */
+int shape_parse(const char *name, enum shape *s);
+/* Write shape @s with @n rules (n >= 1) to @f in @fmt: 0 or -errno. */
+int shape_write(FILE *f, enum shape s, uint32_t n, enum shape_format fmt);
+/* Fill @p with probe @which for shape @s at @n rules: 0 or -errno. */
+int shape_probe(enum shape s, uint32_t n, enum probe which, struct probe_pkt *p);
+
+#endif /* BPFILTER_BENCH_SHAPES_H */
