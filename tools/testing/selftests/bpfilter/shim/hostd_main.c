@@ -3,12 +3,15 @@
  * bpfilter-hostd CLI: serve a bpfilter helper on a unix socket for the
  * LD_PRELOAD shim.
  *
- *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-b]
+ *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG]
+ *                  [-T MS] [-b]
  *
  * -b: go to the background once ready and print the daemon's pid; stop it
  * with kill PID (SIGTERM). Without -b it runs in the foreground.
  * -l: the daemon's and the helper's stderr go to LOG (appended) instead of
  * ours.
+ * -T: bound on one request in milliseconds (default MBOX_DRIVER_TIMEOUT_MS);
+ * big tables take longer than that to verify.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,7 +29,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-b]\n");
+		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-T MS] [-b]\n");
 	exit(2);
 }
 
@@ -40,7 +43,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char c;
 
-	while ((opt = getopt(argc, argv, "s:H:S:B:l:bh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:H:S:B:l:T:bh")) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
@@ -59,6 +62,11 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			log = optarg;
+			break;
+		case 'T':
+			opts.timeout_ms = atoi(optarg);
+			if (opts.timeout_ms <= 0)
+				usage();
 			break;
 		default:
 			usage();
