@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfilter.ko: takes over the iptables-legacy sockopts (the same PF_INET
+ * ranges as ip_tables, so the two exclude each other) and forwards each call
+ * to the embedded usermode helper, which does all the work. Also provides
+ * /proc/net/ip_tables_names in every network namespace, and tells the helper
+ * when a namespace goes away.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/init.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/netfilter.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/sockptr.h>
+#include <linux/sysfs.h>
+#include <linux/uidgid.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "../../include/uapi/linux/bpfilter.h"
+#include "umh.h"
+
+#define BPFILTER_NAMES	"ip_tables_names"
+
+static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
+			unsigned int len);
+static int bpfilter_get(struct sock *sk, int cmd, void __user *user, int *len);
+static int bpfilter_net_init(struct net *net);
+static void bpfilter_net_exit(struct net *net);
+
+/* All of the module's state. */
+static struct bpfilter_ctx {
+	struct bpfilter_umh umh;
+	struct nf_sockopt_ops sockopts;
+	struct pernet_operations pernet;
+	bool unloading;		/* pernet exits need not reach the helper */
+} bpfilter = {
+	.umh = {
+		.timeout_ms = 30000,
+	},
+	.sockopts = {
+		.pf		= PF_INET,
+		.set_optmin	= BPFILTER_IPT_SO_SET_REPLACE,
+		.set_optmax	= BPFILTER_IPT_SET_MAX,
+		.set		= bpfilter_set,
+		.get_optmin	= BPFILTER_IPT_SO_GET_INFO,
+		.get_optmax	= BPFILTER_IPT_GET_MAX,
+		.get		= bpfilter_get,
+		.owner		= THIS_MODULE,
+	},
+	.pernet = {
+		.init	= bpfilter_net_init,
+		.exit	= bpfilter_net_exit,
+	},
+};
+
+module_param_named(timeout_ms, bpfilter.umh.timeout_ms, uint, 0644);
+MODULE_PARM_DESC(timeout_ms,
+		 "Bound on one helper request in ms, then the helper is restarted (0: no bound)");
+
+static int bpfilter_helper_pid_get(char *buffer, const struct kernel_param *kp)
+{
+	return sysfs_emit(buffer, "%d\n", atomic_read(&bpfilter.umh.pid));
+}
+
+static const struct kernel_param_ops bpfilter_helper_pid_ops = {
+	.get = bpfilter_helper_pid_get,
+};
+
+module_param_cb(helper_pid, &bpfilter_helper_pid_ops, NULL, 0444);
+MODULE_PARM_DESC(helper_pid, "The running helper's pid, 0 if none (read-only)");
+
+/* Checks every call the way ip_tables does (CAP_NET_ADMIN in the namespace's
+ * user namespace first), then forwards it. Callers the helper cannot serve,
+ * because it reads their memory as a 64-bit process, get -EOPNOTSUPP.
+ */
+static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
+			    void __user *addr, int len, bool kernel_buf)
+{
+	struct net *net = sock_net(sk);
+	struct mbox_request req = {
+		.addr = (uintptr_t)addr,
+		.len = len,
+		.is_set = kind,
+		.cmd = cmd,
+		.pid = task_pid_nr(current),
+		.netns_ino = net->ns.inum,
+	};
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (in_compat_syscall()) {
+		pr_warn_ratelimited("%s[%d]: 32-bit iptables is not supported, use a 64-bit one\n",
+				    current->comm, task_pid_nr(current));
+		return -EOPNOTSUPP;
+	}
+	if (kernel_buf) {
+		pr_warn_ratelimited("%s[%d]: sockopt %d with a kernel buffer (cgroup BPF?) is not supported\n",
+				    current->comm, task_pid_nr(current), cmd);
+		return -EOPNOTSUPP;
+	}
+	if (len < 0)
+		return -EINVAL;
+	return bpfilter_umh_request(&bpfilter.umh, &req);
+}
+
+static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
+			unsigned int len)
+{
+	bool kernel_buf = sockptr_is_kernel(arg);
+
+	/* setsockopt() rejects a negative optlen, so len fits in an int. */
+	return bpfilter_forward(sk, BPFILTER_MBOX_SET, cmd,
+				kernel_buf ? NULL : arg.user, len, kernel_buf);
+}
+
+/* len points to the kernel's copy of the caller's optlen. */
+static int bpfilter_get(struct sock *sk, int cmd, void __user *user, int *len)
+{
+	return bpfilter_forward(sk, BPFILTER_MBOX_GET, cmd, user, *len, false);
+}
+
+static int bpfilter_names_show(struct seq_file *m, void *v)
+{
+	/* The helper has exactly one table, filter, in every namespace. */
+	seq_puts(m, "filter\n");
+	return 0;
+}
+
+static int __net_init bpfilter_net_init(struct net *net)
+{
+	struct proc_dir_entry *pde;
+	kuid_t uid;
+	kgid_t gid;
+
+	pde = proc_create_net_single(BPFILTER_NAMES, 0440, net->proc_net,
+				     bpfilter_names_show, NULL);
+	if (!pde)
+		return -ENOMEM;
+	/* As x_tables does: readable by the namespace's root. */
+	uid = make_kuid(net->user_ns, 0);
+	gid = make_kgid(net->user_ns, 0);
+	if (uid_valid(uid) && gid_valid(gid))
+		proc_set_user(pde, uid, gid);
+	return 0;
+}
+
+/* Runs from the netns cleanup work, not in a user's process. */
+static void __net_exit bpfilter_net_exit(struct net *net)
+{
+	struct mbox_request req = {
+		.is_set = BPFILTER_MBOX_CONTROL,
+		.cmd = BPFILTER_CTL_NETNS_EXIT,
+		.netns_ino = net->ns.inum,
+	};
+	int err;
+
+	remove_proc_entry(BPFILTER_NAMES, net->proc_net);
+	/* On unload the helper's whole state goes away with its tmpfs. */
+	if (READ_ONCE(bpfilter.unloading))
+		return;
+	err = bpfilter_umh_request(&bpfilter.umh, &req);
+	if (err)
+		pr_warn("netns %u: the helper did not release its tables: %d\n",
+			net->ns.inum, err);
+}
+
+static int __init bpfilter_init(void)
+{
+	int err;
+
+	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
+				bpfilter_umh_end - bpfilter_umh_start);
+	if (err)
+		return err;
+	err = nf_register_sockopt(&bpfilter.sockopts);
+	if (err == -EBUSY)
+		pr_err("ip_tables is loaded and owns the iptables sockopts: rmmod ip_tables first\n");
+	else if (err)
+		pr_err("cannot register the iptables sockopts: %d\n", err);
+	if (err)
+		goto exit_umh;
+	err = register_pernet_subsys(&bpfilter.pernet);
+	if (err) {
+		pr_err("cannot register the per-netns operations: %d\n", err);
+		goto unregister_sockopt;
+	}
+	return 0;
+
+unregister_sockopt:
+	nf_unregister_sockopt(&bpfilter.sockopts);
+exit_umh:
+	bpfilter_umh_exit(&bpfilter.umh);
+	return err;
+}
+
+static void __exit bpfilter_exit(void)
+{
+	nf_unregister_sockopt(&bpfilter.sockopts);
+	WRITE_ONCE(bpfilter.unloading, true);
+	unregister_pernet_subsys(&bpfilter.pernet);
+	bpfilter_umh_exit(&bpfilter.umh);
+}
+
+module_init(bpfilter_init);
+module_exit(bpfilter_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("iptables-legacy sockopts served by a BPF-generating usermode helper");
