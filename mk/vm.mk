@@ -5,7 +5,7 @@
 #
 #   make vm-bins                 the selftests' static C helpers
 #   make vm-initramfs            kernel + initramfs for every VM kernel
-#   make vm-test KVER=... [BACKEND=bpfilter|ip_tables] [VM_TESTS="test_basic"]
+#   make vm-test KVER=... [BACKEND=bpfilter|ip_tables] [VM_TESTS="test_basic"] [NOBPF=1]
 #   make vm-demo                 the demo VM (6.12)
 #
 # The VM kernels are the releases of the installed

@@ -6,14 +6,16 @@
 # Boot Debian's KVER kernel under QEMU (TCG, 2 vCPUs, 1 GiB) with the
 # initramfs of mkinitramfs.sh and run the selftests (or the demo) in it.
 # Environment: BACKEND=bpfilter|ip_tables (default bpfilter), VM_TESTS="a b"
-# (a subset of the test scripts), VM_TIMEOUT (seconds, default 600),
+# (a subset of the test scripts), NOBPF=1 (the kernel lacks BPF netfilter
+# programs: the tests expect bpfilter to refuse what it cannot enforce; set
+# per kernel by the suite, never detected), VM_TIMEOUT (seconds, default 600),
 # INITRD (default build/vm/KVER/initrd.gz, built if missing).
 #
 # Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
 # dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
 # on any failed test, on missing results (no end marker, a plan that does not
 # match the results, a timeout) and on any WARN/BUG/oops/Call Trace in dmesg.
-# The whole console log is kept in build/vm/KVER/console-MODE-BACKEND.log.
+# The whole console log is kept in build/vm/KVER/console-MODE-BACKEND[-nobpf].log.
 set -uo pipefail
 
 cd "$(dirname "$0")/../.." || exit 1
@@ -22,7 +24,7 @@ mode=${2:-tests}
 backend=${BACKEND:-bpfilter}
 kdir=build/vm/$kver/kernel
 initrd=${INITRD:-build/vm/$kver/initrd.gz}
-log=build/vm/$kver/console-$mode-$backend.log
+log=build/vm/$kver/console-$mode-$backend${NOBPF:+-nobpf}.log
 timeout_s=${VM_TIMEOUT:-600}
 
 if [ ! -f "$kdir/vmlinuz" ]; then
@@ -35,6 +37,8 @@ fi
 tests=$(echo "${VM_TESTS:-}" | tr ' ' ',')
 append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backend"
 [ -n "$tests" ] && append="$append vm_tests=$tests"
+[ -n "${NOBPF:-}" ] && append="$append vm_nobpf=1"
+[ -n "${RECORD:-}" ] && append="$append vm_record=1"
 
 # -cpu qemu64,-cx16: this QEMU's TCG (7.2) corrupts SLUB's lockless
 # cmpxchg16b fast path now and then (double faults, random oopses within a

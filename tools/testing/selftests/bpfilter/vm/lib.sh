@@ -11,6 +11,9 @@
 # stock ip_tables and must be the same for bpfilter.
 
 BACKEND=${BACKEND:-bpfilter}
+# NOBPF=1: this kernel has no BPF netfilter programs (set by 61-vm-6.1.sh,
+# never detected); bpfilter must refuse what it cannot enforce.
+NOBPF=${NOBPF:-}
 TAP_DIR=${TAP_DIR:-/tmp/tap}
 # Bound on any single command: a stuck sockopt must fail the test, not hang it.
 CMD_TIMEOUT=${CMD_TIMEOUT:-60}
