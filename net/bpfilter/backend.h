@@ -37,7 +37,12 @@ struct backend_ops {
 	int (*restore)(struct context *ctx, struct netns *ns, struct table *t);
 	/* The namespace is gone or the helper exits: drop everything for @ns. */
 	void (*release)(struct context *ctx, struct netns *ns);
+	/* Optional: housekeeping, called when no request came for BACKEND_TICK_MS. */
+	void (*tick)(struct context *ctx);
 };
+
+/* Idle period after which main.c calls backend_ops.tick. */
+#define BACKEND_TICK_MS 2000
 
 /* Keeps tables in the model only; live counters are always zero. */
 extern const struct backend_ops store_backend_ops;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -72,9 +73,15 @@ int main(int argc, char **argv)
 		ctx.state_dir_fd >= 0 ? "saved" : "not saved");
 
 	for (;;) {
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
 		struct mbox_request req;
 		struct mbox_reply reply;
 
+		/* While idle, let the backend do its housekeeping (backend.h). */
+		if (ctx.backend->tick && poll(&pfd, 1, BACKEND_TICK_MS) == 0) {
+			ctx.backend->tick(&ctx);
+			continue;
+		}
 		err = read_exact(STDIN_FILENO, &req, sizeof(req));
 		if (err == -ENODATA) {
 			err = 0;

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the BPF code generator needs to know about the running kernel, read
+ * from its BTF (/sys/kernel/btf/vmlinux) once at start: kfunc ids and the
+ * offsets of the kernel struct members the generated programs load. Nothing
+ * here is hard-coded, so one helper binary works on every kernel with
+ * BPF_PROG_TYPE_NETFILTER.
+ */
+#ifndef _BPFILTER_BTF_H
+#define _BPFILTER_BTF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct btf_info {
+	/* BTF type ids of the kfuncs used by generated programs. */
+	int32_t kf_dynptr_from_skb;
+	/* Byte offsets of members of kernel structs. */
+	uint32_t nf_ctx_state;		/* struct bpf_nf_ctx.state */
+	uint32_t nf_ctx_skb;		/* struct bpf_nf_ctx.skb */
+	uint32_t state_in;		/* struct nf_hook_state.in */
+	uint32_t state_out;		/* struct nf_hook_state.out */
+	uint32_t netdev_name;		/* struct net_device.name */
+	uint32_t skb_len;		/* struct sk_buff.len */
+	bool loaded;
+};
+
+/* Fill *bi from the running kernel's vmlinux BTF; 0 or -errno (-ENOENT when
+ * a kfunc or member is missing, i.e. the kernel lacks BPF netfilter). */
+int btf_info_load(struct btf_info *bi);
+
+#endif /* _BPFILTER_BTF_H */

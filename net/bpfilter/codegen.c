@@ -1,0 +1,921 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF program builder (see codegen.h for the pipeline and the register
+ * and stack convention).
+ *
+ * Failing closed. ip_tables cannot fail to inspect a packet that reached its
+ * hook: ip_rcv()/__ip_local_out() guarantee a complete IPv4 header in the
+ * linear area. Every path where the generated program cannot inspect the
+ * packet (dynptr creation fails, the IPv4 header cannot be copied, a counter
+ * slot cannot be looked up) therefore returns NF_DROP: none of them happens
+ * for a packet ip_tables would judge, and when one does happen the ruleset
+ * cannot be evaluated, so dropping is the only answer that never lets
+ * through a packet the ruleset would drop. Truncated transport headers are
+ * the one place where ip_tables itself drops (hotdrop); the match generators
+ * do the same, in the same order of checks.
+ *
+ * Control flow. ip_tables walks entries in blob order and keeps a jump stack
+ * of return points. The generator walks the same way at generation time:
+ * a jump to a user chain inlines that chain's code at the call site with a
+ * label for the return point pushed on a static stack, a goto inlines it
+ * without pushing, RETURN jumps to the innermost return label or, with an
+ * empty stack, to the hook's underflow block. Every jump between rules is
+ * therefore forward (the one loop is the prologue's bounded TCP option
+ * walk), which the verifier checks in one pass. mark_source_chains() has
+ * rejected loops, so inlining terminates; its cost is bounded by
+ * CG_MAX_INSNS (-E2BIG beyond).
+ *
+ * Scale. Runs of similar rules (address or port lists) become one map
+ * lookup each (codegen_set.c), so big tables of the common shapes cost a
+ * few lookups per packet and a small program.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/in.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <bpf/bpf.h>
+
+#include "codegen.h"
+#include "match.h"
+#include "rule.h"
+#include "table.h"
+#include "target.h"
+
+#define CG_NO_LABEL UINT32_MAX
+
+/* What codegen needs on top of struct codegen while walking a hook. */
+struct cg_walk {
+	uint32_t *frames;	/* return labels, innermost last */
+	uint32_t nframes;
+	bool in_underflow;	/* generating the underflow block itself */
+};
+
+void codegen_init(struct codegen *cg, const struct btf_info *bi)
+{
+	memset(cg, 0, sizeof(*cg));
+	cg->bi = bi;
+	cg->fold_min = CG_FOLD_MIN;
+	cg->fail_label = CG_NO_LABEL;
+	cg->underflow_label = CG_NO_LABEL;
+}
+
+void codegen_free(struct codegen *cg)
+{
+	uint32_t k;
+
+	for (k = 0; k < cg->nsets; k++) {
+		if (cg->sets[k].fd >= 0)
+			close(cg->sets[k].fd);
+		free(cg->sets[k].elems);
+	}
+	free(cg->sets);
+	free(cg->insns);
+	free(cg->labels);
+	free(cg->fixups);
+	codegen_init(cg, cg->bi);
+}
+
+static int grow(void **buf, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 64;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*buf, (size_t)ncap * elem);
+	if (!n)
+		return -ENOMEM;
+	*buf = n;
+	*cap = ncap;
+	return 0;
+}
+
+static void set_err(struct codegen *cg, int err)
+{
+	if (!cg->err)
+		cg->err = err;
+}
+
+/*
+ * Code after an exit or an unconditional jump is unreachable until a label
+ * that something jumps to is placed; the verifier rejects unreachable
+ * instructions, so emitters drop them (cg->dead).
+ */
+void cg_emit(struct codegen *cg, struct bpf_insn insn)
+{
+	if (cg->err || cg->dead)
+		return;
+	if (cg->len >= CG_MAX_INSNS) {
+		set_err(cg, -E2BIG);
+		return;
+	}
+	if (grow((void **)&cg->insns, &cg->cap, cg->len + 1, sizeof(insn))) {
+		set_err(cg, -ENOMEM);
+		return;
+	}
+	cg->insns[cg->len++] = insn;
+	if (insn.code == (BPF_JMP | BPF_EXIT) || insn.code == (BPF_JMP | BPF_JA) ||
+	    insn.code == (BPF_JMP32 | BPF_JA))
+		cg->dead = true;
+}
+
+uint32_t cg_new_label(struct codegen *cg)
+{
+	if (cg->err)
+		return 0;
+	if (grow((void **)&cg->labels, &cg->labels_cap, cg->nlabels + 1, sizeof(*cg->labels))) {
+		set_err(cg, -ENOMEM);
+		return 0;
+	}
+	cg->labels[cg->nlabels] = (struct cg_label){ .pos = CG_NO_LABEL };
+	return cg->nlabels++;
+}
+
+void cg_place(struct codegen *cg, uint32_t label)
+{
+	if (cg->err)
+		return;
+	cg->labels[label].pos = cg->len;
+	/* All jumps are forward: every reference to @label is already emitted. */
+	if (cg->labels[label].used)
+		cg->dead = false;
+}
+
+static void add_fixup(struct codegen *cg, enum cg_fixup_kind kind, uint32_t insn, uint32_t label)
+{
+	/* Nothing is emitted while dead: neither may a fixup be recorded. */
+	if (cg->err || cg->dead)
+		return;
+	if (grow((void **)&cg->fixups, &cg->fixups_cap, cg->nfixups + 1, sizeof(*cg->fixups))) {
+		set_err(cg, -ENOMEM);
+		return;
+	}
+	cg->fixups[cg->nfixups++] = (struct cg_fixup){ .kind = kind, .insn = insn, .label = label };
+}
+
+static void jump_to(struct codegen *cg, struct bpf_insn insn, uint32_t label,
+		    enum cg_fixup_kind kind)
+{
+	if (cg->err || cg->dead)
+		return;
+	add_fixup(cg, kind, cg->len, label);
+	cg->labels[label].used = true;
+	cg_emit(cg, insn);
+}
+
+void cg_jmp(struct codegen *cg, struct bpf_insn insn, uint32_t label)
+{
+	jump_to(cg, insn, label, CG_FIX_JMP);
+}
+
+void cg_ja(struct codegen *cg, uint32_t label)
+{
+	jump_to(cg, CG_JA(0), label, CG_FIX_JA);
+}
+
+void cg_jmp_fail(struct codegen *cg, struct bpf_insn insn)
+{
+	if (!cg->dead)
+		cg->fail_used = true;
+	cg_jmp(cg, insn, cg->fail_label);
+}
+
+void cg_ja_fail(struct codegen *cg)
+{
+	if (!cg->dead)
+		cg->fail_used = true;
+	cg_ja(cg, cg->fail_label);
+}
+
+void cg_exit_verdict(struct codegen *cg, int verdict)
+{
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, verdict));
+	cg_emit(cg, CG_EXIT());
+}
+
+void cg_drop_if(struct codegen *cg, int reg, bool if_nonzero)
+{
+	uint32_t skip = cg_new_label(cg);
+
+	cg_jmp(cg, CG_JMP_IMM(if_nonzero ? BPF_JEQ : BPF_JNE, reg, 0, 0), skip);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, skip);
+}
+
+void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm)
+{
+	cg_emit(cg, CG_INSN(BPF_LD | BPF_DW | BPF_IMM, reg, 0, 0, (int32_t)(uint32_t)imm));
+	cg_emit(cg, CG_INSN(0, 0, 0, 0, (int32_t)(uint32_t)(imm >> 32)));
+}
+
+static void ld_map_label(struct codegen *cg, int reg, enum cg_fixup_kind kind, uint32_t label)
+{
+	add_fixup(cg, kind, cg->len, label);
+	cg_emit(cg, CG_INSN(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0, 0));
+	cg_emit(cg, CG_INSN(0, 0, 0, 0, 0));
+}
+
+/* Load the fd of set @k (a fixup) into @reg. */
+void cg_ld_set(struct codegen *cg, int reg, uint32_t k)
+{
+	ld_map_label(cg, reg, CG_FIX_MAP_SET, k);
+}
+
+static void ld_map(struct codegen *cg, int reg, enum cg_fixup_kind kind)
+{
+	add_fixup(cg, kind, cg->len, 0);
+	cg_emit(cg, CG_INSN(BPF_LD | BPF_DW | BPF_IMM, reg, BPF_PSEUDO_MAP_FD, 0, 0));
+	cg_emit(cg, CG_INSN(0, 0, 0, 0, 0));
+}
+
+void cg_call_helper(struct codegen *cg, int id)
+{
+	cg_emit(cg, CG_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id));
+}
+
+static void call_kfunc(struct codegen *cg, int32_t btf_id)
+{
+	cg_emit(cg, CG_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, btf_id));
+}
+
+const char *codegen_hook_name(unsigned int hook)
+{
+	switch (hook) {
+	case NF_INET_PRE_ROUTING:
+		return "PREROUTING";
+	case NF_INET_LOCAL_IN:
+		return "INPUT";
+	case NF_INET_FORWARD:
+		return "FORWARD";
+	case NF_INET_LOCAL_OUT:
+		return "OUTPUT";
+	case NF_INET_POST_ROUTING:
+		return "POSTROUTING";
+	}
+	return "?";
+}
+
+/* Copy the 16-byte name of the device at state->in or ->out (@member) to @off, or zeros. */
+static void gen_devname(struct codegen *cg, uint32_t member, int off)
+{
+	const struct btf_info *bi = cg->bi;
+
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, off, 0));
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, off + 8, 0));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, member));
+	/* ipt_do_table(): no device is nulldevname, 16 zero bytes. */
+	cg_emit(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 4));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_2, bi->netdev_name));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, off));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_2, bi->netdev_name + 8));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, off + 8));
+}
+
+/* bpf_dynptr_read(r10 + @dst, r2 (set by caller), dynptr, r4 (set by caller), 0) */
+static void call_dynptr_read(struct codegen *cg, int dst)
+{
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, dst));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_DYNPTR));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 0));
+	cg_call_helper(cg, BPF_FUNC_dynptr_read);
+}
+
+/*
+ * The TCP option walk of tcp_find_option(), once per packet: the positions
+ * it visits do not depend on the kind looked for, so the set of kinds seen
+ * there answers every --tcp-option rule with one bit test. (A walk per rule
+ * would be a verifier loop per rule, and the verifier's pending-branch stack
+ * overflows with a few hundred of them.) CG_OFF_OPTST says whether the walk
+ * happened (0) or the kernel would hotdrop a rule that asks (1: doff < 5,
+ * 2: options cut short); 3: not a complete first-fragment TCP header.
+ */
+static void gen_tcp_option_walk(struct codegen *cg)
+{
+	uint32_t done = cg_new_label(cg), loop = cg_new_label(cg), twobyte = cg_new_label(cg);
+	uint32_t doff_ok = cg_new_label(cg), some = cg_new_label(cg), one = cg_new_label(cg);
+	uint32_t read_ok = cg_new_label(cg);
+	int i;
+
+	for (i = 0; i < 32; i += 8)
+		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTSET + i, 0));
+	for (i = 0; i < 40; i += 8)
+		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTS + i, 0));
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 3));
+	/* r8 == 0 only for first fragments whose header of their protocol was read. */
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, 0, 0), done);
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
+
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 1));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_1, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 20, 0), doff_ok);
+	cg_ja(cg, done);
+	cg_place(cg, doff_ok);
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 0));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_1, 20));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 0), some);
+	cg_ja(cg, done);
+	cg_place(cg, some);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_1));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_THOFF));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_4, 20));
+	call_dynptr_read(cg, CG_OFF_OPTS);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), read_ok);
+	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 2));
+	cg_ja(cg, done);
+	cg_place(cg, read_ok);
+
+	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, BPF_REG_10, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+
+	cg_place(cg, loop);
+	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), done);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 40, 0), done);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_4, BPF_REG_3, 0));
+	/* OPTSET[kind / 64] |= 1 << (kind % 64) */
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_5, 63));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, 1));
+	cg_emit(cg, CG_ALU64_REG(BPF_LSH, BPF_REG_0, BPF_REG_5));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_5, 6));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_5, 3));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTSET));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_5));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_5, BPF_REG_3, 0));
+	cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_5, BPF_REG_0));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_3, BPF_REG_5, 0));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_4, 2, 0), twobyte);
+	/* EOL and NOP are one byte. */
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	cg_ja(cg, loop);
+
+	cg_place(cg, twobyte);
+	/* i += op[i + 1] ?: 1; past optlen the walk ends whatever the byte. */
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_1));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_5, 1));
+	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_5, BPF_REG_2, 0), done);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_5, 40, 0), done);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_5));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_4, BPF_REG_3, 0));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_4, 0, 0), one);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, 1));
+	cg_place(cg, one);
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_4));
+	cg_ja(cg, loop);
+	cg_place(cg, done);
+}
+
+/*
+ * Prologue: the packet context of codegen.h. Packet bytes are copied to the
+ * stack with bpf_dynptr_read() over a bpf_dynptr_from_skb() dynptr (data
+ * starts at the IPv4 header at these hooks), so later code deals only in
+ * scalars.
+ */
+static void gen_prologue(struct codegen *cg)
+{
+	static const struct { uint8_t proto, len; } l4[] = {
+		{ IPPROTO_TCP, 20 },	/* sizeof(struct tcphdr), tcp_mt() */
+		{ IPPROTO_UDP, 8 },	/* sizeof(struct udphdr), udp_mt() */
+		{ IPPROTO_ICMP, 8 },	/* sizeof(struct icmphdr), icmp_match() */
+	};
+	const struct btf_info *bi = cg->bi;
+	uint32_t done, read;
+	unsigned int i;
+
+	/* Tests of the load-failure path: a read above the stack frame. */
+	if (cg->inject_fault)
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
+	cg_emit(cg, CG_MOV64_REG(CG_REG_CTX, BPF_REG_1));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CTX, bi->nf_ctx_skb));
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_2, BPF_REG_1, bi->skb_len));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_2, CG_OFF_SKBLEN));
+
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_DYNPTR));
+	call_kfunc(cg, bi->kf_dynptr_from_skb);
+	/* Cannot see the packet: fail closed (see the top of this file). */
+	cg_drop_if(cg, BPF_REG_0, true);
+
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 20));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, 0));
+	call_dynptr_read(cg, CG_OFF_IPH);
+	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
+	cg_drop_if(cg, BPF_REG_0, true);
+
+	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, BPF_REG_10, CG_OFF_IPH + 6));
+	cg_emit(cg, CG_BE16(CG_REG_FRAG));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_FRAG, 0x1fff));
+	cg_emit(cg, CG_LDX(BPF_B, CG_REG_THOFF, BPF_REG_10, CG_OFF_IPH));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_THOFF, 0x0f));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, CG_REG_THOFF, 2));
+
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CTX, bi->nf_ctx_state));
+	gen_devname(cg, bi->state_in, CG_OFF_INDEV);
+	gen_devname(cg, bi->state_out, CG_OFF_OUTDEV);
+
+	/*
+	 * The transport header the packet's protocol match would read, only
+	 * for first fragments (port and icmp matches never look at others).
+	 */
+	done = cg_new_label(cg);
+	read = cg_new_label(cg);
+	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 1));
+	for (i = 0; i < 3; i++)
+		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_L4 + 8 * i, 0));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+	for (i = 0; i < sizeof(l4) / sizeof(l4[0]); i++) {
+		cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, l4[i].len));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, l4[i].proto, 0), read);
+	}
+	cg_ja(cg, done);
+	cg_place(cg, read);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_THOFF));
+	call_dynptr_read(cg, CG_OFF_L4);
+	cg_emit(cg, CG_MOV64_REG(CG_REG_L4ERR, BPF_REG_0));
+	cg_place(cg, done);
+	if (cg->need_tcpopt)
+		gen_tcp_option_walk(cg);
+}
+
+/* (addr & mask) != want, inverted by @inv, fails the rule (ip_packet_match()). */
+static void gen_addr(struct codegen *cg, int off, uint32_t want, uint32_t mask, bool inv)
+{
+	if (!want && !mask && !inv)
+		return;
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, off));
+	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, (int32_t)mask));
+	cg_jmp_fail(cg, CG_JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, (int32_t)want, 0));
+}
+
+/* ifname_compare_aligned(): (name ^ want) & mask over IFNAMSIZ bytes. */
+static void gen_iface(struct codegen *cg, int off, const char *want, const unsigned char *mask,
+		      bool inv)
+{
+	uint64_t w[2], m[2];
+	bool first = true;
+	unsigned int i;
+
+	memcpy(w, want, sizeof(w));
+	memcpy(m, mask, sizeof(m));
+	if (!m[0] && !m[1] && !inv)
+		return;
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+	for (i = 0; i < 2; i++) {
+		if (!m[i])
+			continue;
+		cg_emit(cg, CG_LDX(BPF_DW, first ? BPF_REG_1 : BPF_REG_3, BPF_REG_10, off + 8 * i));
+		cg_ld_imm64(cg, BPF_REG_2, w[i]);
+		cg_emit(cg, CG_ALU64_REG(BPF_XOR, first ? BPF_REG_1 : BPF_REG_3, BPF_REG_2));
+		cg_ld_imm64(cg, BPF_REG_2, m[i]);
+		cg_emit(cg, CG_ALU64_REG(BPF_AND, first ? BPF_REG_1 : BPF_REG_3, BPF_REG_2));
+		if (!first)
+			cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_1, BPF_REG_3));
+		first = false;
+	}
+	cg_jmp_fail(cg, CG_JMP_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, 0, 0));
+}
+
+/* ip_packet_match(), field by field. */
+static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
+{
+	uint8_t inv = ip->invflags;
+
+	gen_addr(cg, CG_OFF_IPH + 12, ip->src.s_addr, ip->smsk.s_addr, inv & IPT_INV_SRCIP);
+	gen_addr(cg, CG_OFF_IPH + 16, ip->dst.s_addr, ip->dmsk.s_addr, inv & IPT_INV_DSTIP);
+	gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
+	gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask, inv & IPT_INV_VIA_OUT);
+	if (ip->proto) {
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+		cg_jmp_fail(cg, CG_JMP_IMM((inv & IPT_INV_PROTO) ? BPF_JEQ : BPF_JNE, BPF_REG_1,
+					   ip->proto, 0));
+	}
+	/* NF_INVF(IPT_INV_FRAG, (flags & IPT_F_FRAG) && !fragoff) fails the rule. */
+	if (ip->flags & IPT_F_FRAG)
+		cg_jmp_fail(cg, CG_JMP_IMM((inv & IPT_INV_FRAG) ? BPF_JNE : BPF_JEQ, CG_REG_FRAG,
+					   0, 0));
+	else if (inv & IPT_INV_FRAG)
+		cg_ja_fail(cg);
+}
+
+/* +1 packet, +skb->len bytes to the rule whose index is at CG_OFF_KEY. */
+static void gen_counter_key(struct codegen *cg)
+{
+	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_KEY));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	/*
+	 * A per-CPU array slot below max_entries always exists; if it did not,
+	 * the rule could not be accounted: fail closed.
+	 */
+	cg_drop_if(cg, BPF_REG_0, false);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
+	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_0, BPF_REG_1, 0));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_0, BPF_REG_1, 8));
+}
+
+/* Counters: +1 packet, +skb->len bytes to rule @index (ADD_COUNTER in ipt_do_table()). */
+static void gen_counter(struct codegen *cg, uint32_t index)
+{
+	cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, CG_OFF_KEY, (int32_t)index));
+	gen_counter_key(cg);
+}
+
+void cg_counter_reg(struct codegen *cg, int reg)
+{
+	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, reg, CG_OFF_KEY));
+	gen_counter_key(cg);
+}
+
+typedef int (*match_gen_t)(struct codegen *cg, const struct rule *rule, const struct match *m);
+
+/* The generator of match @m: its ops' gen, else the built-in one for its name. */
+static match_gen_t match_gen(const struct match *m)
+{
+	static const struct { const char *name; match_gen_t gen; } builtin[] = {
+		{ "tcp", codegen_tcp_gen },
+		{ "udp", codegen_udp_gen },
+		{ "icmp", codegen_icmp_gen },
+	};
+	unsigned int i;
+
+	if (m->ops->gen)
+		return m->ops->gen;
+	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
+		if (!strcmp(m->ops->name, builtin[i].name) && m->ops->revision == 0)
+			return builtin[i].gen;
+	return NULL;
+}
+
+static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start);
+
+/* Does any rule of @t match on a TCP option (see gen_tcp_option_walk())? */
+static bool table_needs_tcpopt(const struct table *t)
+{
+	uint32_t i, k;
+
+	for (i = 0; i < t->num_entries; i++)
+		for (k = 0; k < t->rules[i].num_matches; k++) {
+			const struct match *m = &t->rules[i].matches[k];
+
+			if (!strcmp(m->ops->name, "tcp") && ((const struct xt_tcp *)m->data)->option)
+				return true;
+		}
+	return false;
+}
+
+/*
+ * The target of @r at index @i, after its matches and counter. Sets
+ * *terminal when control never continues with the next entry.
+ */
+static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *r, uint32_t i,
+		      bool *terminal)
+{
+	const struct table *t = cg->table;
+	uint32_t ret;
+	int err;
+
+	*terminal = true;
+	switch (r->target.kind) {
+	case TARGET_ERROR:
+		/* ipt_error(): NF_DROP. */
+		cg_exit_verdict(cg, CG_NF_DROP);
+		return 0;
+	case TARGET_VERDICT:
+		switch (r->target.verdict) {
+		case -NF_DROP - 1:
+			cg_exit_verdict(cg, CG_NF_DROP);
+			return 0;
+		case -NF_ACCEPT - 1:
+			cg_exit_verdict(cg, CG_NF_ACCEPT);
+			return 0;
+		case XT_RETURN:
+			if (w->nframes)
+				cg_ja(cg, w->frames[w->nframes - 1]);
+			else if (!w->in_underflow)
+				cg_ja(cg, cg->underflow_label);
+			else
+				/* The underflow is an unconditional policy: unreachable. */
+				cg_exit_verdict(cg, CG_NF_DROP);
+			return 0;
+		}
+		/* QUEUE and others: BPF netfilter programs return only DROP/ACCEPT. */
+		return -EOPNOTSUPP;
+	case TARGET_JUMP:
+		if (r->target.jump_index == i + 1) {
+			/* ipt_do_table(): a jump to the next entry pushes nothing. */
+			*terminal = false;
+			return 0;
+		}
+		if (r->target.jump_index >= t->num_entries)
+			return -EINVAL;
+		if (r->ip.flags & IPT_F_GOTO)
+			return gen_seq(cg, w, r->target.jump_index);
+		if (w->nframes >= cg->stacksize) {
+			/* ipt_do_table(): jump stack overflow is NF_DROP. */
+			cg_exit_verdict(cg, CG_NF_DROP);
+			return 0;
+		}
+		ret = cg_new_label(cg);
+		if (cg->err)
+			return cg->err;
+		w->frames[w->nframes++] = ret;
+		err = gen_seq(cg, w, r->target.jump_index);
+		w->nframes--;
+		if (err)
+			return err;
+		cg_place(cg, ret);
+		*terminal = false;
+		return 0;
+	case TARGET_OTHER:
+		break;
+	}
+	return -EOPNOTSUPP;
+}
+
+/* One entry: ip header checks, matches, counter, target. */
+static int gen_rule(struct codegen *cg, struct cg_walk *w, uint32_t i, bool *stop)
+{
+	const struct rule *r = &cg->table->rules[i];
+	uint32_t saved_fail = cg->fail_label, next, tramp = CG_NO_LABEL;
+	bool saved_used = cg->fail_used, terminal = false, conditional;
+	bool long_target;
+	uint32_t k;
+	int err = 0;
+
+	next = cg_new_label(cg);
+	/*
+	 * A jump or goto inlines a whole chain between the checks and @next,
+	 * too far for a conditional jump's 16-bit offset: the checks then go
+	 * to a trampoline that jumps to @next with an unconditional jump.
+	 */
+	long_target = r->target.kind == TARGET_JUMP && r->target.jump_index != i + 1;
+	if (long_target)
+		tramp = cg_new_label(cg);
+	if (cg->err)
+		return cg->err;
+	cg->fail_label = long_target ? tramp : next;
+	cg->fail_used = false;
+
+	gen_ip(cg, &r->ip);
+	for (k = 0; k < r->num_matches && !cg->err; k++) {
+		match_gen_t gen = match_gen(&r->matches[k]);
+
+		if (!gen) {
+			err = -EOPNOTSUPP;
+			goto out;
+		}
+		err = gen(cg, r, &r->matches[k]);
+		if (err)
+			goto out;
+	}
+	conditional = cg->fail_used;
+	if (long_target && conditional) {
+		uint32_t body = cg_new_label(cg);
+
+		cg_ja(cg, body);
+		cg_place(cg, tramp);
+		cg_ja(cg, next);
+		cg_place(cg, body);
+	}
+	gen_counter(cg, i);
+	err = gen_target(cg, w, r, i, &terminal);
+	if (err)
+		goto out;
+	cg_place(cg, next);
+	*stop = terminal && !conditional;
+out:
+	cg->fail_label = saved_fail;
+	cg->fail_used = saved_used;
+	return err ? err : cg->err;
+}
+
+/*
+ * A foldable run [i, i + len): one lookup finds the first rule of the run
+ * that matches; it is counted and the run's common target follows. A miss
+ * continues after the run, as if each rule had failed in turn.
+ */
+static int gen_folded_run(struct codegen *cg, struct cg_walk *w, uint32_t i, uint32_t len)
+{
+	uint32_t skip = cg_new_label(cg);
+	bool terminal;
+	int err;
+
+	if (cg->err)
+		return cg->err;
+	err = cg_gen_run(cg, i, len, skip);
+	if (err)
+		return err;
+	/* Only verdict targets are folded: nothing here depends on @i itself. */
+	err = gen_target(cg, w, &cg->table->rules[i], i, &terminal);
+	if (err)
+		return err;
+	cg_place(cg, skip);
+	return cg->err;
+}
+
+/* Entries from @start on, as ipt_do_table() walks them, until control cannot fall through. */
+static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
+{
+	const struct table *t = cg->table;
+	bool stop = false;
+	uint32_t i;
+	int err = 0;
+
+	/* Gotos recurse without pushing; bound the C stack anyway. */
+	if (++cg->depth > 4096) {
+		err = -E2BIG;
+		goto out;
+	}
+	for (i = start; !stop; i++) {
+		uint32_t run;
+
+		if (cg->err) {
+			err = cg->err;
+			goto out;
+		}
+		if (cg->dead)
+			break;
+		if (i >= t->num_entries) {
+			/* Ran off the end: mark_source_chains() rejects that. */
+			cg_exit_verdict(cg, CG_NF_DROP);
+			break;
+		}
+		run = cg_run_length(cg, i);
+		if (run) {
+			err = gen_folded_run(cg, w, i, run);
+			if (err)
+				goto out;
+			i += run - 1;
+			continue;
+		}
+		err = gen_rule(cg, w, i, &stop);
+		if (err) {
+			if (err == -EOPNOTSUPP && !cg->err)
+				cg->err_rule = i;
+			goto out;
+		}
+	}
+out:
+	cg->depth--;
+	return err;
+}
+
+/* ip_tables' jump stack size: one slot per ERROR entry (translate_table()). */
+static uint32_t table_stacksize(const struct table *t)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < t->num_entries; i++)
+		if (t->rules[i].target.kind == TARGET_ERROR)
+			n++;
+	return n;
+}
+
+int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
+{
+	struct cg_walk w = {};
+	int err;
+
+	if (!cg->bi || !cg->bi->loaded)
+		return -EOPNOTSUPP;
+	if (hook >= NF_INET_NUMHOOKS || !(t->valid_hooks & (1u << hook)) ||
+	    t->hook_rule[hook] >= t->num_entries || t->underflow_rule[hook] >= t->num_entries)
+		return -EINVAL;
+	cg->table = t;
+	cg->hook = hook;
+	cg->err_rule = UINT32_MAX;
+	cg->stacksize = table_stacksize(t);
+	cg->need_tcpopt = table_needs_tcpopt(t);
+	w.frames = calloc(cg->stacksize + 1, sizeof(*w.frames));
+	if (!w.frames)
+		return -ENOMEM;
+	cg->underflow_label = cg_new_label(cg);
+
+	gen_prologue(cg);
+	err = gen_seq(cg, &w, t->hook_rule[hook]);
+	if (err)
+		goto out;
+	/* RETURN with an empty stack: continue at the hook's underflow entry. */
+	cg_place(cg, cg->underflow_label);
+	w.in_underflow = true;
+	err = gen_seq(cg, &w, t->underflow_rule[hook]);
+	if (err)
+		goto out;
+	/* Defensive: nothing may fall off the end of the program. */
+	cg_exit_verdict(cg, CG_NF_DROP);
+	err = cg->err;
+out:
+	free(w.frames);
+	return err;
+}
+
+int codegen_dispatcher(struct codegen *cg, unsigned int hook)
+{
+	ld_map(cg, BPF_REG_2, CG_FIX_MAP_PROGS);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, hook));
+	cg_call_helper(cg, BPF_FUNC_tail_call);
+	/* Empty slot or failed tail call: fail closed. */
+	cg_exit_verdict(cg, CG_NF_DROP);
+	return cg->err;
+}
+
+int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
+{
+	uint32_t k;
+	int err;
+
+	if (cg->err)
+		return cg->err;
+	err = codegen_sets_create(cg);
+	if (err)
+		return err;
+	for (k = 0; k < cg->nfixups; k++) {
+		struct cg_fixup *f = &cg->fixups[k];
+		struct bpf_insn *insn = &cg->insns[f->insn];
+		int64_t off;
+
+		switch (f->kind) {
+		case CG_FIX_JMP:
+		case CG_FIX_JA:
+			if (cg->labels[f->label].pos == CG_NO_LABEL)
+				return -EFAULT;
+			off = (int64_t)cg->labels[f->label].pos - f->insn - 1;
+			if (off >= SHRT_MIN && off <= SHRT_MAX) {
+				insn->off = (int16_t)off;
+			} else if (f->kind == CG_FIX_JA) {
+				/* gotol: 32-bit offset in imm. */
+				insn->code = BPF_JMP32 | BPF_JA;
+				insn->off = 0;
+				insn->imm = (int32_t)off;
+			} else {
+				return -E2BIG;
+			}
+			break;
+		case CG_FIX_MAP_SET:
+			insn->src_reg = BPF_PSEUDO_MAP_FD;
+			insn->imm = cg->sets[f->label].fd;
+			if (insn->imm < 0)
+				return -EBADF;
+			break;
+		case CG_FIX_MAP_COUNTERS:
+		case CG_FIX_MAP_PROGS:
+			insn->src_reg = BPF_PSEUDO_MAP_FD;
+			insn->imm = f->kind == CG_FIX_MAP_COUNTERS ? counters_fd : progs_fd;
+			if (insn->imm < 0)
+				return -EBADF;
+			break;
+		}
+	}
+	return 0;
+}
+
+int codegen_load(const struct codegen *cg, const char *name, char *log, size_t log_size)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
+	int fd, err;
+
+	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
+	if (fd >= 0 || !log || !log_size)
+		return fd >= 0 ? fd : -errno;
+	err = -errno;
+	/*
+	 * Load again with a log only on failure: a verbose log of a big
+	 * program would not fit, and a truncated log fails the load itself.
+	 */
+	log[0] = '\0';
+	opts.log_buf = log;
+	opts.log_size = log_size;
+	opts.log_level = 1;
+	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
+	if (fd >= 0)
+		return fd;
+	return err;
+}

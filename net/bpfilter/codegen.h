@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The BPF program builder: turns one built-in chain of a validated filter
+ * table into a BPF_PROG_TYPE_NETFILTER program that judges packets exactly
+ * as ipt_do_table() does.
+ *
+ * Pipeline (codegen_hook()): prologue (packet context on the stack), the
+ * rules from the hook's entry point in blob order with user chains inlined
+ * at each call site and runs of similar rules folded into map lookups
+ * (codegen_set.c), the hook's underflow (policy) block, then one pass of
+ * fixups (codegen_finalize()): jumps to labels and map file descriptors.
+ *
+ * Register and stack convention of generated code, relied on by every
+ * match generator:
+ *   r6  struct bpf_nf_ctx * (the program's context)
+ *   r7  fragment offset: ntohs(iph->frag_off) & IP_OFFSET
+ *   r8  0 if the transport header of the packet's protocol (tcp 20, udp 8,
+ *       icmp 8 bytes) was copied to CG_OFF_L4, non-zero if the packet is too
+ *       short for it (ip_tables: skb_header_pointer() == NULL => hotdrop)
+ *   r9  transport header offset: iph->ihl * 4
+ *   r0-r5 scratch, clobbered by calls.
+ * All packet data is copied to the stack, so every register at a rule
+ * boundary is a scalar: the verifier prunes states there and big tables
+ * verify in linear time.
+ */
+#ifndef NET_BPFILTER_CODEGEN_H
+#define NET_BPFILTER_CODEGEN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/bpf.h>
+
+#include "btf.h"
+
+struct table;
+struct rule;
+struct match;
+
+/* Stack slots (offsets from r10) filled by the prologue. */
+#define CG_OFF_DYNPTR	(-16)	/* struct bpf_dynptr over the skb, 16 bytes */
+#define CG_OFF_IPH	(-40)	/* copy of the IPv4 header, 20 bytes */
+#define CG_OFF_L4	(-64)	/* copy of the transport header, up to 20 bytes */
+#define CG_OFF_INDEV	(-80)	/* state->in->name or 16 zero bytes */
+#define CG_OFF_OUTDEV	(-96)	/* state->out->name or 16 zero bytes */
+#define CG_OFF_SKBLEN	(-104)	/* skb->len as u64, what ip_tables counts */
+#define CG_OFF_KEY	(-112)	/* u32 scratch: map keys */
+#define CG_OFF_OPTS	(-152)	/* 40 bytes: copy of the TCP options */
+#define CG_OFF_OPTSET	(-184)	/* 256 bits: option kinds tcp_find_option() would see */
+#define CG_OFF_OPTST	(-192)	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
+#define CG_OFF_SETKEY	(-208)	/* 16 bytes: key of a rule-run set lookup */
+
+#define CG_REG_CTX	BPF_REG_6
+#define CG_REG_FRAG	BPF_REG_7
+#define CG_REG_L4ERR	BPF_REG_8
+#define CG_REG_THOFF	BPF_REG_9
+
+/* Largest program we generate: the kernel's limit for privileged loads. */
+#define CG_MAX_INSNS	1000000
+
+/* NF_DROP / NF_ACCEPT, the only return values the verifier allows. */
+#define CG_NF_DROP	0
+#define CG_NF_ACCEPT	1
+
+enum cg_fixup_kind {
+	CG_FIX_JMP,		/* conditional jump: off = label - (insn + 1), must fit s16 */
+	CG_FIX_JA,		/* unconditional jump: JA if it fits s16, else gotol (JMP32|JA) */
+	CG_FIX_MAP_COUNTERS,	/* ld_imm64: fd of the counters map */
+	CG_FIX_MAP_PROGS,	/* ld_imm64: fd of the dispatcher's program array */
+	CG_FIX_MAP_SET,		/* ld_imm64: fd of set number .label (struct cg_set) */
+};
+
+/* Runs of at least this many similar rules become one map lookup (0: never). */
+#define CG_FOLD_MIN	4
+
+/*
+ * A run of consecutive rules that differ only in one address or port and
+ * share everything else, target included (codegen_set.c): one map lookup
+ * gives the index of the first rule of the run that matches, so per-rule
+ * counters and first-match order stay exact.
+ */
+enum cg_set_type {
+	CG_SET_ADDR_HASH,	/* key: address (network order), all /32 */
+	CG_SET_ADDR_LPM,	/* key: u32 prefixlen, address */
+	CG_SET_PORT,		/* key: u32 port, host order */
+	CG_SET_PORT_ADDR_HASH,	/* key: u32 port (host order), address; all /32 */
+	CG_SET_PORT_ADDR_LPM,	/* key: u32 prefixlen (16 + plen), port (big endian), address */
+};
+
+struct cg_set_elem {
+	uint32_t key;		/* address as in the packet (network order) */
+	uint16_t port;		/* host order */
+	uint8_t plen;		/* prefix length of the address */
+	uint32_t index;		/* rule index */
+};
+
+/* A program uses at most 64 maps: the counters, then at most this many sets. */
+#define CG_MAX_SETS	56
+
+struct cg_set {
+	enum cg_set_type type;
+	uint32_t start, len;	/* the run [start, start + len) it stands for */
+	bool addr_only;		/* only the run's addresses (see cg_gen_run()) */
+	struct cg_set_elem *elems;
+	uint32_t n, cap;
+	int fd;			/* created by codegen_finalize(), closed by codegen_free() */
+};
+
+struct cg_fixup {
+	enum cg_fixup_kind kind;
+	uint32_t insn;
+	uint32_t label;
+};
+
+struct cg_label {
+	uint32_t pos;		/* insn index, UINT32_MAX until placed */
+	bool used;		/* something jumps to it */
+};
+
+struct codegen {
+	struct bpf_insn *insns;
+	uint32_t len, cap;
+	struct cg_label *labels;
+	uint32_t nlabels, labels_cap;
+	struct cg_fixup *fixups;
+	uint32_t nfixups, fixups_cap;
+	int err;		/* first error; emitters do nothing once set */
+	bool dead;		/* next instruction is unreachable: not emitted */
+	uint32_t err_rule;	/* index of the rule that has no translation */
+
+	const struct btf_info *bi;
+	const struct table *table;
+	unsigned int hook;
+	uint32_t stacksize;	/* ip_tables' jump stack size: ERROR entries */
+	uint32_t fail_label;	/* where the rule being generated goes if it does not match */
+	uint32_t underflow_label;
+	uint32_t depth;		/* C recursion depth of inlining, bounded */
+	bool fail_used;		/* a jump to fail_label was emitted */
+	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
+	bool need_tcpopt;	/* some rule has --tcp-option: the prologue walks options */
+	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
+	struct cg_set *sets;	/* maps of folded rule runs */
+	uint32_t nsets, sets_cap;
+};
+
+/* Zero @cg and remember the kernel layout @bi. */
+void codegen_init(struct codegen *cg, const struct btf_info *bi);
+/* Free what @cg holds; @cg can be reused after codegen_init(). */
+void codegen_free(struct codegen *cg);
+
+/* Append one instruction (sticky error on allocation failure). */
+void cg_emit(struct codegen *cg, struct bpf_insn insn);
+/* A new, not yet placed label, or 0 with cg->err set. */
+uint32_t cg_new_label(struct codegen *cg);
+/* Place @label at the next instruction. */
+void cg_place(struct codegen *cg, uint32_t label);
+/* Conditional jump template @insn (its off is patched) to @label. */
+void cg_jmp(struct codegen *cg, struct bpf_insn insn, uint32_t label);
+/* Unconditional jump to @label, any distance. */
+void cg_ja(struct codegen *cg, uint32_t label);
+/* Conditional jump template @insn to the current rule's no-match label. */
+void cg_jmp_fail(struct codegen *cg, struct bpf_insn insn);
+/* Unconditional jump to the current rule's no-match label. */
+void cg_ja_fail(struct codegen *cg);
+/* Return @verdict (CG_NF_DROP / CG_NF_ACCEPT) from the program. */
+void cg_exit_verdict(struct codegen *cg, int verdict);
+/* If the 64-bit @reg is non-zero (@if_nonzero) or zero, return NF_DROP (hotdrop). */
+void cg_drop_if(struct codegen *cg, int reg, bool if_nonzero);
+/* Load a 64-bit immediate into @reg (two instructions). */
+void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm);
+/* Call BPF helper @id. */
+void cg_call_helper(struct codegen *cg, int id);
+
+/*
+ * Generate the program for built-in chain @hook (NF_INET_*) of @t: 0 or
+ * -errno (-EOPNOTSUPP for a rule that has no BPF translation, -E2BIG past
+ * CG_MAX_INSNS). Map fds are fixups resolved by codegen_finalize().
+ */
+int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
+/* The fixed dispatcher of @hook: tail call into slot @hook of the prog array, else NF_DROP. */
+int codegen_dispatcher(struct codegen *cg, unsigned int hook);
+/*
+ * Create and fill the maps of folded runs, resolve labels and map fds; after
+ * this cg->insns/cg->len are loadable. 0 or -errno.
+ */
+int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd);
+
+/*
+ * Load @cg's finalized program as a BPF_NETFILTER program named @name.
+ * Returns an fd or -errno; the verifier's log goes to @log (may be NULL).
+ */
+int codegen_load(const struct codegen *cg, const char *name, char *log, size_t log_size);
+
+/* Length of the foldable run of rules at index @i (0: none, below cg->fold_min). */
+uint32_t cg_run_length(const struct codegen *cg, uint32_t i);
+/*
+ * Emit the lookup of the run [i, i + len): on a miss jump to @skip; on a hit
+ * count the matching rule and fall through to the run's (common) target.
+ */
+int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip);
+/* Load the fd of set @k into @reg (a fixup). */
+void cg_ld_set(struct codegen *cg, int reg, uint32_t k);
+/* Count a match of the rule whose index is in @reg (32 bits). */
+void cg_counter_reg(struct codegen *cg, int reg);
+/* Create and fill the maps of cg->sets (set fds in them): 0 or -errno. */
+int codegen_sets_create(struct codegen *cg);
+
+/* Per-match generators (match_ops.gen): tcp, udp, icmp. 0 or -errno. */
+int codegen_tcp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
+int codegen_udp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
+int codegen_icmp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
+
+/* Name of built-in chain @hook as iptables prints it ("INPUT"...), "?" otherwise. */
+const char *codegen_hook_name(unsigned int hook);
+
+/* Instruction constructors, as in the kernel's filter.h. */
+#define CG_INSN(c, d, s, o, i) \
+	((struct bpf_insn){ .code = (c), .dst_reg = (d), .src_reg = (s), .off = (o), .imm = (i) })
+#define CG_MOV64_REG(d, s)	CG_INSN(BPF_ALU64 | BPF_MOV | BPF_X, d, s, 0, 0)
+#define CG_MOV64_IMM(d, i)	CG_INSN(BPF_ALU64 | BPF_MOV | BPF_K, d, 0, 0, i)
+#define CG_ALU64_IMM(op, d, i)	CG_INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
+#define CG_ALU64_REG(op, d, s)	CG_INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
+#define CG_ALU32_IMM(op, d, i)	CG_INSN(BPF_ALU | (op) | BPF_K, d, 0, 0, i)
+#define CG_BE16(d)		CG_INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 16)
+#define CG_LDX(sz, d, s, o)	CG_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
+#define CG_STX(sz, d, s, o)	CG_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
+#define CG_ST(sz, d, o, i)	CG_INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
+#define CG_ATOMIC_ADD64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
+#define CG_JMP_IMM(op, d, i, o)	CG_INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
+#define CG_JMP_REG(op, d, s, o)	CG_INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
+#define CG_JMP32_IMM(op, d, i, o) CG_INSN(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)
+#define CG_JA(o)		CG_INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
+#define CG_EXIT()		CG_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
+
+#endif /* NET_BPFILTER_CODEGEN_H */

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folding runs of similar rules into one map lookup (issue 5).
+ *
+ * Large rulesets are mostly long runs of rules that differ in one or two
+ * fields: address blocklists (-s a.b.c.d[/len] -j DROP), port lists (-p tcp
+ * --dport P -j ACCEPT) and per-source services (-s net/len -p tcp --dport P
+ * -j ACCEPT). A run of consecutive rules of one such shape, with the same
+ * protocol and the same verdict, is compiled to a single lookup in a map
+ * whose value is the index of the first rule of the run that matches the
+ * packet: that rule is counted and the common verdict applies, exactly as
+ * ipt_do_table() would have walked the run. Everything else about the run
+ * (the protocol, the transport header checks of tcp/udp, hotdrops
+ * included) is identical for all its rules, so it is checked once, in the
+ * kernel's order, before the lookup.
+ *
+ * First match with prefixes of different lengths: an LPM trie returns the
+ * longest matching prefix, not the first rule. Each prefix's value is
+ * therefore the smallest rule index among it and every shorter prefix of
+ * the run that contains it (with the same port): the prefixes matching a
+ * packet form a chain of nested prefixes, and its longest element carries
+ * the minimum over the chain, i.e. the first rule that matches. With a port
+ * the key is the port then the address, and the prefix covers the port and
+ * the address prefix.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/in.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/xt_tcpudp.h>
+#include <bpf/bpf.h>
+
+#include "codegen.h"
+#include "match.h"
+#include "rule.h"
+#include "table.h"
+#include "target.h"
+
+/* Widest port range folded from one rule; wider ones stay rules. */
+#define RUN_MAX_RANGE 1024
+
+/* The shape of a rule: which fields it matches on. Rules of one run share it. */
+struct run_shape {
+	uint8_t proto;		/* 0: no protocol, no port; else tcp or udp with --dport */
+	int8_t addr;		/* 0: none, 1: -s, 2: -d */
+	int verdict;
+};
+
+/* What one rule contributes to a run. */
+struct run_item {
+	struct run_shape shape;
+	uint32_t addr;		/* network order, as in the packet */
+	uint8_t plen;
+	uint16_t lo, hi;
+};
+
+static bool zero(const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n--)
+		if (*c++)
+			return false;
+	return true;
+}
+
+/* Prefix length of the network-order mask @m, or -1 if it is not a prefix. */
+static int prefix_len(uint32_t m)
+{
+	uint32_t h = ntohl(m);
+	int n = 0;
+
+	while (n < 32 && (h & (1u << (31 - n))))
+		n++;
+	if (n < 32 && (h << n))
+		return -1;
+	return n;
+}
+
+/* Fill @it from rule @r; false if the rule cannot be part of a folded run. */
+static bool classify(const struct rule *r, struct run_item *it)
+{
+	const struct ipt_ip *ip = &r->ip;
+	bool s = ip->smsk.s_addr, d = ip->dmsk.s_addr;
+	int plen;
+
+	memset(it, 0, sizeof(*it));
+	if (r->target.kind != TARGET_VERDICT ||
+	    (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
+	     r->target.verdict != XT_RETURN))
+		return false;
+	it->shape.verdict = r->target.verdict;
+	if (ip->flags || ip->invflags || !zero(ip->iniface_mask, IFNAMSIZ) ||
+	    !zero(ip->outiface_mask, IFNAMSIZ))
+		return false;
+
+	/* At most one of -s / -d, a prefix mask, no address bits outside it. */
+	if ((s && d) || (!s && ip->src.s_addr) || (!d && ip->dst.s_addr))
+		return false;
+	if (s || d) {
+		uint32_t a = s ? ip->src.s_addr : ip->dst.s_addr;
+		uint32_t m = s ? ip->smsk.s_addr : ip->dmsk.s_addr;
+
+		plen = prefix_len(m);
+		if (plen <= 0 || (a & ~m))
+			return false;
+		it->addr = a;
+		it->plen = plen;
+		it->shape.addr = s ? 1 : 2;
+	}
+
+	if (!r->num_matches)
+		/* An address alone; -p without a port match stays a rule. */
+		return !ip->proto && it->shape.addr;
+	if (r->num_matches != 1 || r->matches[0].ops->revision)
+		return false;
+	if (ip->proto == IPPROTO_TCP && !strcmp(r->matches[0].ops->name, "tcp")) {
+		const struct xt_tcp *tcp = r->matches[0].data;
+
+		if (tcp->spts[0] || tcp->spts[1] != 0xffff || tcp->option || tcp->flg_mask ||
+		    tcp->flg_cmp || tcp->invflags)
+			return false;
+		it->lo = tcp->dpts[0];
+		it->hi = tcp->dpts[1];
+	} else if (ip->proto == IPPROTO_UDP && !strcmp(r->matches[0].ops->name, "udp")) {
+		const struct xt_udp *udp = r->matches[0].data;
+
+		if (udp->spts[0] || udp->spts[1] != 0xffff || udp->invflags)
+			return false;
+		it->lo = udp->dpts[0];
+		it->hi = udp->dpts[1];
+	} else {
+		return false;
+	}
+	it->shape.proto = ip->proto;
+	/* An empty range never matches: it stays a rule. */
+	return it->lo <= it->hi && it->hi - it->lo < RUN_MAX_RANGE;
+}
+
+static bool same_shape(const struct run_shape *a, const struct run_shape *b)
+{
+	return a->proto == b->proto && a->addr == b->addr && a->verdict == b->verdict;
+}
+
+/* The set already built for the run [i, i + len) (a chain inlined again), or -1. */
+static long find_set(const struct codegen *cg, uint32_t i, uint32_t len, bool addr_only)
+{
+	uint32_t k;
+
+	for (k = 0; k < cg->nsets; k++)
+		if (cg->sets[k].start == i && cg->sets[k].len == len &&
+		    cg->sets[k].addr_only == addr_only)
+			return k;
+	return -1;
+}
+
+uint32_t cg_run_length(const struct codegen *cg, uint32_t i)
+{
+	const struct table *t = cg->table;
+	struct run_item first, it;
+	uint32_t n;
+
+	if (!cg->fold_min || !classify(&t->rules[i], &first))
+		return 0;
+	for (n = 1; i + n < t->num_entries; n++)
+		if (!classify(&t->rules[i + n], &it) || !same_shape(&it.shape, &first.shape))
+			break;
+	if (n < cg->fold_min)
+		return 0;
+	/* Past the map budget of one program, new runs stay rules. */
+	if (cg->nsets + 2 > CG_MAX_SETS && find_set(cg, i, n, false) < 0)
+		return 0;
+	return n;
+}
+
+static int set_add(struct cg_set *s, uint32_t key, uint16_t port, uint8_t plen, uint32_t index)
+{
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? 2 * s->cap : 64;
+		struct cg_set_elem *e = realloc(s->elems, cap * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		s->elems = e;
+		s->cap = cap;
+	}
+	s->elems[s->n++] = (struct cg_set_elem){ .key = key, .port = port, .plen = plen,
+						 .index = index };
+	return 0;
+}
+
+/*
+ * Build (or find) the set of the run [i, i + len) of shape @sh, or with
+ * @addr_only the set of its addresses alone: its number in *out.
+ */
+static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct run_shape *sh,
+		     bool addr_only, uint32_t *out)
+{
+	long found = find_set(cg, i, len, addr_only);
+	struct cg_set *s;
+	struct run_item it;
+	bool all32 = true;
+	uint32_t k, p;
+	int err = 0;
+
+	if (found >= 0) {
+		*out = found;
+		return 0;
+	}
+	if (cg->nsets == cg->sets_cap) {
+		uint32_t cap = cg->sets_cap ? 2 * cg->sets_cap : 8;
+		struct cg_set *n = realloc(cg->sets, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		cg->sets = n;
+		cg->sets_cap = cap;
+	}
+	s = &cg->sets[cg->nsets];
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	s->start = i;
+	s->len = len;
+	s->addr_only = addr_only;
+	for (k = i; k < i + len && !err; k++) {
+		classify(&cg->table->rules[k], &it);
+		all32 &= !sh->addr || it.plen == 32;
+		if (!sh->proto || addr_only)
+			err = set_add(s, it.addr, 0, it.plen, k);
+		for (p = it.lo; sh->proto && !addr_only && p <= it.hi && !err; p++)
+			err = set_add(s, it.addr, p, it.plen, k);
+	}
+	if (err) {
+		free(s->elems);
+		return err;
+	}
+	if (!sh->proto || addr_only)
+		s->type = all32 ? CG_SET_ADDR_HASH : CG_SET_ADDR_LPM;
+	else if (!sh->addr)
+		s->type = CG_SET_PORT;
+	else
+		s->type = all32 ? CG_SET_PORT_ADDR_HASH : CG_SET_PORT_ADDR_LPM;
+	*out = cg->nsets++;
+	return 0;
+}
+
+static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
+
+int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
+{
+	struct run_item it;
+	uint32_t set, aset, lookup;
+	int addr_off, err;
+
+	if (!classify(&cg->table->rules[i], &it))
+		return -EINVAL;
+	err = build_set(cg, i, len, &it.shape, false, &set);
+	if (err)
+		return err;
+	addr_off = CG_OFF_IPH + (it.shape.addr == 2 ? 16 : 12);
+	if (it.shape.proto) {
+		/* ip_packet_match(): -p. */
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, it.shape.proto, 0), skip);
+		/*
+		 * tcp_mt()/udp_mt() before the ports: a first fragment with its
+		 * header goes to the lookup. Other fragments never match (tcp:
+		 * offset 1 is a hotdrop), a short header is a hotdrop; but only
+		 * for a rule whose addresses matched (ip_packet_match() runs
+		 * first), so with addresses in the shape, a hotdrop needs one of
+		 * the run's addresses to match.
+		 */
+		lookup = cg_new_label(cg);
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_FRAG));
+		cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_1, CG_REG_L4ERR));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), lookup);
+		cg_jmp(cg, CG_JMP_IMM(it.shape.proto == IPPROTO_TCP ? BPF_JGT : BPF_JNE, CG_REG_FRAG,
+				      it.shape.proto == IPPROTO_TCP ? 1 : 0, 0), skip);
+		if (it.shape.addr) {
+			err = build_set(cg, i, len, &it.shape, true, &aset);
+			if (err)
+				return err;
+			emit_lookup(cg, aset, addr_off);
+			cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
+		}
+		cg_exit_verdict(cg, CG_NF_DROP);
+		cg_place(cg, lookup);
+	}
+	emit_lookup(cg, set, addr_off);
+	/* No rule of the run matches: on to the rule after it. */
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_0, 0));
+	cg_counter_reg(cg, BPF_REG_1);
+	return cg->err;
+}
+
+/* Build the key of set @set from the packet and look it up: r0 = value or NULL. */
+static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
+{
+	const int k = CG_OFF_SETKEY;
+	int b;
+
+	switch (cg->sets[set].type) {
+	case CG_SET_ADDR_HASH:
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k));
+		break;
+	case CG_SET_ADDR_LPM:
+		cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, k, 32));
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k + 4));
+		break;
+	case CG_SET_PORT:
+	case CG_SET_PORT_ADDR_HASH:
+		cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 2));
+		cg_emit(cg, CG_BE16(BPF_REG_1));
+		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k));
+		if (cg->sets[set].type == CG_SET_PORT)
+			break;
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k + 4));
+		break;
+	case CG_SET_PORT_ADDR_LPM:
+		/* prefixlen, port (big endian), address: byte stores keep the stack aligned */
+		cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, k, 48));
+		for (b = 0; b < 2; b++) {
+			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 2 + b));
+			cg_emit(cg, CG_STX(BPF_B, BPF_REG_10, BPF_REG_1, k + 4 + b));
+		}
+		for (b = 0; b < 4; b++) {
+			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, addr_off + b));
+			cg_emit(cg, CG_STX(BPF_B, BPF_REG_10, BPF_REG_1, k + 6 + b));
+		}
+		break;
+	}
+	cg_ld_set(cg, BPF_REG_1, set);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, k));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+}
+
+/* Order of elements: port, prefix length, address, rule index. */
+static int cmp3(const struct cg_set_elem *x, uint16_t port, uint8_t plen, uint32_t key)
+{
+	if (x->port != port)
+		return x->port < port ? -1 : 1;
+	if (x->plen != plen)
+		return x->plen < plen ? -1 : 1;
+	if (x->key != key)
+		return x->key < key ? -1 : 1;
+	return 0;
+}
+
+static int cmp_elem(const void *a, const void *b)
+{
+	const struct cg_set_elem *x = a, *y = b;
+	int c = cmp3(x, y->port, y->plen, y->key);
+
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static uint32_t mask_of(uint8_t plen)
+{
+	return plen ? htonl(~0u << (32 - plen)) : 0;
+}
+
+/* Index of the element (port, plen, key) in the sorted, deduplicated @e[0..n), or -1. */
+static long find_elem(const struct cg_set_elem *e, uint32_t n, uint16_t port, uint8_t plen,
+		      uint32_t key)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = cmp3(&e[mid], port, plen, key);
+
+		if (!c)
+			return mid;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * Sort, keep the smallest index of duplicates and, for prefixes, fold in
+ * the smallest index of every shorter prefix that contains them (see the
+ * top of this file). Shorter prefixes sort first, so theirs are final.
+ */
+static void set_normalize(struct cg_set *s)
+{
+	uint32_t i, n = 0;
+	int p;
+
+	qsort(s->elems, s->n, sizeof(*s->elems), cmp_elem);
+	for (i = 0; i < s->n; i++)
+		if (!n || cmp3(&s->elems[n - 1], s->elems[i].port, s->elems[i].plen,
+			       s->elems[i].key))
+			s->elems[n++] = s->elems[i];
+	s->n = n;
+	if (s->type != CG_SET_ADDR_LPM && s->type != CG_SET_PORT_ADDR_LPM)
+		return;
+	for (i = 0; i < s->n; i++) {
+		struct cg_set_elem *e = &s->elems[i];
+
+		for (p = e->plen - 1; p > 0; p--) {
+			long a = find_elem(s->elems, i, e->port, p, e->key & mask_of(p));
+
+			if (a >= 0) {
+				if (s->elems[a].index < e->index)
+					e->index = s->elems[a].index;
+				break;
+			}
+		}
+	}
+}
+
+/* The map key of @e in a set of type @type, into @key: its size. */
+static uint32_t elem_key(enum cg_set_type type, const struct cg_set_elem *e, uint8_t *key)
+{
+	uint32_t v, port = e->port;
+	uint16_t be = htons(e->port);
+
+	switch (type) {
+	case CG_SET_ADDR_HASH:
+		memcpy(key, &e->key, 4);
+		return 4;
+	case CG_SET_ADDR_LPM:
+		v = e->plen;
+		memcpy(key, &v, 4);
+		memcpy(key + 4, &e->key, 4);
+		return 8;
+	case CG_SET_PORT:
+		memcpy(key, &port, 4);
+		return 4;
+	case CG_SET_PORT_ADDR_HASH:
+		memcpy(key, &port, 4);
+		memcpy(key + 4, &e->key, 4);
+		return 8;
+	case CG_SET_PORT_ADDR_LPM:
+		v = 16 + e->plen;
+		memcpy(key, &v, 4);
+		memcpy(key + 4, &be, 2);
+		memcpy(key + 6, &e->key, 4);
+		return 10;
+	}
+	return 0;
+}
+
+int codegen_sets_create(struct codegen *cg)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, lpm, .map_flags = BPF_F_NO_PREALLOC);
+	uint8_t key[16];
+	uint32_t k, i, ksz;
+
+	for (k = 0; k < cg->nsets; k++) {
+		struct cg_set *s = &cg->sets[k];
+		bool is_lpm = s->type == CG_SET_ADDR_LPM || s->type == CG_SET_PORT_ADDR_LPM;
+		struct cg_set_elem dummy = {};
+
+		if (s->fd >= 0)
+			continue;
+		set_normalize(s);
+		ksz = elem_key(s->type, &dummy, key);
+		s->fd = bpf_map_create(is_lpm ? BPF_MAP_TYPE_LPM_TRIE : BPF_MAP_TYPE_HASH,
+				       "bpf_flt_set", ksz, 4, s->n ? s->n : 1, is_lpm ? &lpm : NULL);
+		if (s->fd < 0)
+			return -errno;
+		for (i = 0; i < s->n; i++) {
+			elem_key(s->type, &s->elems[i], key);
+			if (bpf_map_update_elem(s->fd, key, &s->elems[i].index, BPF_ANY))
+				return -errno;
+		}
+	}
+	return 0;
+}

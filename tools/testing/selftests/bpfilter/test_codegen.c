@@ -1,0 +1,1538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF code generation: tables built as ip_tables blobs, validated by the
+ * helper's table_from_replace(), compiled by codegen_hook(), loaded into
+ * this kernel and run with BPF_PROG_TEST_RUN on crafted IPv4 packets.
+ * Every test asserts the verdict (NF_DROP 0 / NF_ACCEPT 1) and the rule
+ * counters that ipt_do_table() would produce.
+ *
+ * BPF_PROG_TEST_RUN for netfilter programs (net/bpf/test_run.c) runs with
+ * state->out = the loopback device and state->in = NULL when a context is
+ * given, which is what the interface tests rely on.
+ */
+#define _GNU_SOURCE
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <linux/netfilter.h>
+#include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kselftest_harness.h"
+
+#include "btf.h"
+#include "codegen.h"
+#include "context.h"
+#include "table.h"
+
+#define V_DROP (-NF_DROP - 1)
+#define V_ACCEPT (-NF_ACCEPT - 1)
+#define V_RETURN XT_RETURN
+#define V_QUEUE (-NF_QUEUE - 1)
+
+/* ---- blob builder ---- */
+
+struct tb {
+	unsigned char blob[8 << 20];
+	uint32_t size, n, cur;
+	uint32_t valid_hooks;
+	uint32_t hook_entry[NF_INET_NUMHOOKS], underflow[NF_INET_NUMHOOKS];
+	struct { uint32_t at; char chain[32]; } fix[4096];
+	uint32_t nfix;
+	struct { char name[32]; uint32_t first; } chains[256];
+	uint32_t nchains;
+};
+
+static struct ipt_entry *tb_entry(struct tb *tb)
+{
+	return (struct ipt_entry *)(tb->blob + tb->cur);
+}
+
+/* Start an entry with header @ip (NULL: unconditional). */
+static void tb_rule(struct tb *tb, const struct ipt_ip *ip)
+{
+	struct ipt_entry *e;
+
+	tb->cur = tb->size;
+	e = tb_entry(tb);
+	memset(e, 0, sizeof(*e));
+	if (ip)
+		e->ip = *ip;
+	tb->size += sizeof(*e);
+}
+
+static void tb_match(struct tb *tb, const char *name, const void *data, size_t len)
+{
+	struct xt_entry_match *m = (void *)(tb->blob + tb->size);
+	size_t sz = sizeof(*m) + XT_ALIGN(len);
+
+	memset(m, 0, sz);
+	m->u.user.match_size = sz;
+	strcpy(m->u.user.name, name);
+	memcpy(m->data, data, len);
+	tb->size += sz;
+}
+
+static void tb_end_entry(struct tb *tb, uint32_t target_offset)
+{
+	struct ipt_entry *e = tb_entry(tb);
+
+	e->target_offset = target_offset - tb->cur;
+	e->next_offset = tb->size - tb->cur;
+	tb->n++;
+}
+
+static void tb_verdict(struct tb *tb, int verdict)
+{
+	struct xt_standard_target *t = (void *)(tb->blob + tb->size);
+	uint32_t at = tb->size;
+
+	memset(t, 0, XT_ALIGN(sizeof(*t)));
+	t->target.u.user.target_size = XT_ALIGN(sizeof(*t));
+	t->verdict = verdict;
+	tb->size += XT_ALIGN(sizeof(*t));
+	tb_end_entry(tb, at);
+}
+
+/* End the entry with a jump (or goto) to user chain @chain. */
+static void tb_jump(struct tb *tb, const char *chain, bool is_goto)
+{
+	uint32_t at = tb->size;
+
+	if (is_goto)
+		tb_entry(tb)->ip.flags |= IPT_F_GOTO;
+	tb->fix[tb->nfix].at = at + offsetof(struct xt_standard_target, verdict);
+	strcpy(tb->fix[tb->nfix++].chain, chain);
+	tb_verdict(tb, 0);
+}
+
+static void tb_error(struct tb *tb, const char *name)
+{
+	struct xt_error_target *t = (void *)(tb->blob + tb->size);
+	uint32_t at = tb->size;
+
+	memset(t, 0, XT_ALIGN(sizeof(*t)));
+	t->target.u.user.target_size = XT_ALIGN(sizeof(*t));
+	strcpy(t->target.u.user.name, "ERROR");
+	strcpy(t->errorname, name);
+	tb->size += XT_ALIGN(sizeof(*t));
+	tb_end_entry(tb, at);
+}
+
+/* Built-in chain @hook starts at the next entry. */
+static void tb_hook(struct tb *tb, unsigned int hook)
+{
+	tb->valid_hooks |= 1u << hook;
+	tb->hook_entry[hook] = tb->size;
+}
+
+static void tb_policy(struct tb *tb, unsigned int hook, int verdict)
+{
+	tb->underflow[hook] = tb->size;
+	tb_rule(tb, NULL);
+	tb_verdict(tb, verdict);
+}
+
+/* User chain head; its rules follow; close it with tb_chain_end(). */
+static void tb_chain(struct tb *tb, const char *name)
+{
+	tb_rule(tb, NULL);
+	tb_error(tb, name);
+	strcpy(tb->chains[tb->nchains].name, name);
+	tb->chains[tb->nchains++].first = tb->size;
+}
+
+static void tb_chain_end(struct tb *tb)
+{
+	tb_rule(tb, NULL);
+	tb_verdict(tb, V_RETURN);
+}
+
+/* Table end and jump fixups; @repl describes the blob. */
+static int tb_finish(struct tb *tb, struct ipt_replace *repl)
+{
+	uint32_t i, k;
+
+	tb_rule(tb, NULL);
+	tb_error(tb, "ERROR");
+	for (i = 0; i < tb->nfix; i++) {
+		for (k = 0; k < tb->nchains; k++)
+			if (!strcmp(tb->chains[k].name, tb->fix[i].chain))
+				break;
+		if (k == tb->nchains)
+			return -ENOENT;
+		memcpy(tb->blob + tb->fix[i].at, &tb->chains[k].first, sizeof(int));
+	}
+	memset(repl, 0, sizeof(*repl));
+	strcpy(repl->name, "filter");
+	repl->valid_hooks = tb->valid_hooks;
+	repl->num_entries = tb->n;
+	repl->size = tb->size;
+	memcpy(repl->hook_entry, tb->hook_entry, sizeof(repl->hook_entry));
+	memcpy(repl->underflow, tb->underflow, sizeof(repl->underflow));
+	repl->num_counters = 1;
+	return 0;
+}
+
+/* INPUT and FORWARD with policy ACCEPT, then OUTPUT opens: rules go to OUTPUT. */
+static void tb_begin_output(struct tb *tb)
+{
+	memset(tb, 0, offsetof(struct tb, fix));
+	tb->nfix = tb->nchains = 0;
+	tb_hook(tb, NF_INET_LOCAL_IN);
+	tb_policy(tb, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_hook(tb, NF_INET_FORWARD);
+	tb_policy(tb, NF_INET_FORWARD, V_ACCEPT);
+	tb_hook(tb, NF_INET_LOCAL_OUT);
+}
+
+/* Index of the first OUTPUT rule in tables from tb_begin_output(). */
+#define OUT0 2
+
+/* ---- packets ---- */
+
+struct pkt {
+	unsigned char eth[14];		/* for hooks other than LOCAL_OUT */
+	unsigned char d[1500];
+	uint32_t len;			/* bytes in d[] */
+};
+
+static void pkt_ip(struct pkt *p, uint8_t proto, const char *src, const char *dst,
+		   uint16_t frag, uint32_t l4len)
+{
+	memset(p, 0, sizeof(*p));
+	p->eth[12] = 0x08;
+	p->d[0] = 0x45;
+	p->len = 20 + l4len;
+	p->d[2] = p->len >> 8;
+	p->d[3] = p->len & 0xff;
+	p->d[6] = frag >> 8;
+	p->d[7] = frag & 0xff;
+	p->d[8] = 64;
+	p->d[9] = proto;
+	inet_pton(AF_INET, src, p->d + 12);
+	inet_pton(AF_INET, dst, p->d + 16);
+}
+
+static void pkt_tcp(struct pkt *p, uint16_t sport, uint16_t dport, uint8_t flags)
+{
+	pkt_ip(p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 20);
+	p->d[20] = sport >> 8;
+	p->d[21] = sport & 0xff;
+	p->d[22] = dport >> 8;
+	p->d[23] = dport & 0xff;
+	p->d[32] = 5 << 4;
+	p->d[33] = flags;
+}
+
+static void pkt_udp(struct pkt *p, uint16_t sport, uint16_t dport)
+{
+	pkt_ip(p, IPPROTO_UDP, "10.1.1.1", "10.2.2.2", 0, 8);
+	p->d[20] = sport >> 8;
+	p->d[21] = sport & 0xff;
+	p->d[22] = dport >> 8;
+	p->d[23] = dport & 0xff;
+}
+
+static void pkt_icmp(struct pkt *p, uint8_t type, uint8_t code)
+{
+	pkt_ip(p, IPPROTO_ICMP, "10.1.1.1", "10.2.2.2", 0, 8);
+	p->d[20] = type;
+	p->d[21] = code;
+}
+
+/* ---- fixture ---- */
+
+FIXTURE(cg) {
+	struct context ctx;
+	struct btf_info bi;
+	struct tb *tb;
+	struct table *t;
+	int prog_fd;
+	int cnt_fd;
+	unsigned int hook;
+	unsigned int insns;
+	uint32_t fold_min;
+};
+
+FIXTURE_SETUP(cg)
+{
+	ASSERT_EQ(0, context_init(&self->ctx, -1, -1, "store"));
+	ASSERT_EQ(0, btf_info_load(&self->bi));
+	self->tb = calloc(1, sizeof(*self->tb));
+	ASSERT_NE(NULL, self->tb);
+	self->prog_fd = -1;
+	self->cnt_fd = -1;
+	self->fold_min = CG_FOLD_MIN;
+}
+
+FIXTURE_TEARDOWN(cg)
+{
+	if (self->prog_fd >= 0)
+		close(self->prog_fd);
+	if (self->cnt_fd >= 0)
+		close(self->cnt_fd);
+	table_free(self->t);
+	free(self->tb);
+	context_fini(&self->ctx);
+}
+
+/* Finish the table, validate it, compile and load the program of @hook: 0 or -errno. */
+static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
+		      unsigned int hook)
+{
+	static char log[1 << 22];
+	struct ipt_replace repl;
+	struct codegen cg;
+	int err;
+
+	err = tb_finish(self->tb, &repl);
+	if (err)
+		return err;
+	err = table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t);
+	if (err) {
+		TH_LOG("table_from_replace: %d", err);
+		return err;
+	}
+	self->cnt_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_cnt", 4,
+				      sizeof(struct xt_counters), self->t->num_entries, NULL);
+	if (self->cnt_fd < 0)
+		return -errno;
+	codegen_init(&cg, &self->bi);
+	cg.fold_min = self->fold_min;
+	err = codegen_hook(&cg, self->t, hook);
+	if (!err)
+		err = codegen_finalize(&cg, self->cnt_fd, -1);
+	if (!err) {
+		err = codegen_load(&cg, "test_codegen", log, sizeof(log));
+		if (err < 0) {
+			size_t l = strlen(log);
+			FILE *f = fopen("/tmp/test_codegen.verifier.log", "w");
+
+			if (f) {
+				fputs(log, f);
+				fclose(f);
+			}
+
+			TH_LOG("load failed %d (%u insns): %s", err, cg.len,
+			       l > 3000 ? log + l - 3000 : log);
+		} else {
+			self->prog_fd = err;
+			err = 0;
+		}
+	}
+	self->insns = cg.len;
+	self->hook = hook;
+	codegen_free(&cg);
+	return err;
+}
+
+#define BUILD(hook) ASSERT_EQ(0, build_hook(_metadata, self, hook))
+
+/* Run @p through the program: the verdict, or -errno. */
+static int run(FIXTURE_DATA(cg) *self, const struct pkt *p)
+{
+	unsigned char ctx[2] = { self->hook, NFPROTO_IPV4 };
+	unsigned char buf[1600];
+	LIBBPF_OPTS(bpf_test_run_opts, opts);
+	int err;
+
+	if (self->hook == NF_INET_LOCAL_OUT) {
+		opts.data_in = p->d;
+		opts.data_size_in = p->len;
+	} else {
+		memcpy(buf, p->eth, 14);
+		memcpy(buf + 14, p->d, p->len);
+		opts.data_in = buf;
+		opts.data_size_in = p->len + 14;
+	}
+	opts.ctx_in = ctx;
+	opts.ctx_size_in = sizeof(ctx);
+	err = bpf_prog_test_run_opts(self->prog_fd, &opts);
+	if (err)
+		return -errno;
+	return opts.retval;
+}
+
+/* Summed counters of entry @i. */
+static struct xt_counters cnt(FIXTURE_DATA(cg) *self, uint32_t i)
+{
+	struct xt_counters sum = {}, v[512];
+	int c, n = libbpf_num_possible_cpus();
+
+	if (n > 512 || bpf_map_lookup_elem(self->cnt_fd, &i, v))
+		return (struct xt_counters){ ~0ull, ~0ull };
+	for (c = 0; c < n; c++) {
+		sum.pcnt += v[c].pcnt;
+		sum.bcnt += v[c].bcnt;
+	}
+	return sum;
+}
+
+#define EXPECT_PKT(verdict, p) EXPECT_EQ(verdict, run(self, p))
+#define EXPECT_CNT(i, pk, by)						\
+	do {								\
+		struct xt_counters _c = cnt(self, i);			\
+		EXPECT_EQ((uint64_t)(pk), _c.pcnt);			\
+		EXPECT_EQ((uint64_t)(by), _c.bcnt);			\
+	} while (0)
+
+static struct ipt_ip ip_src(const char *addr, const char *mask, bool inv)
+{
+	struct ipt_ip ip = {};
+
+	inet_pton(AF_INET, addr, &ip.src);
+	inet_pton(AF_INET, mask, &ip.smsk);
+	if (inv)
+		ip.invflags |= IPT_INV_SRCIP;
+	return ip;
+}
+
+/* ---- tests ---- */
+
+TEST_F(cg, policy_accept_counts)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 2 * p.len);
+	EXPECT_CNT(0, 0, 0);
+}
+
+TEST_F(cg, policy_drop)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_icmp(&p, 8, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, p.len);
+}
+
+TEST_F(cg, input_and_forward_hooks)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	/* Rebuild with INPUT DROP: a fresh table. */
+	memset(self->tb, 0, offsetof(struct tb, fix));
+	tb_hook(self->tb, NF_INET_LOCAL_IN);
+	tb_policy(self->tb, NF_INET_LOCAL_IN, V_DROP);
+	tb_hook(self->tb, NF_INET_FORWARD);
+	tb_policy(self->tb, NF_INET_FORWARD, V_ACCEPT);
+	tb_hook(self->tb, NF_INET_LOCAL_OUT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_IN);
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(0, 1, p.len);
+	EXPECT_CNT(1, 0, 0);
+}
+
+TEST_F(cg, forward_hook)
+{
+	struct pkt p;
+
+	memset(self->tb, 0, offsetof(struct tb, fix));
+	tb_hook(self->tb, NF_INET_LOCAL_IN);
+	tb_policy(self->tb, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_hook(self->tb, NF_INET_FORWARD);
+	tb_rule(self->tb, NULL);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_FORWARD, V_ACCEPT);
+	tb_hook(self->tb, NF_INET_LOCAL_OUT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_FORWARD);
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(1, 1, p.len);
+	EXPECT_CNT(2, 0, 0);
+}
+
+TEST_F(cg, src_dst_masks)
+{
+	struct ipt_ip ip;
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip = ip_src("10.1.0.0", "255.255.0.0", false);		/* OUT0: -s 10.1/16 -j DROP */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	/* OUT0+1: ! -s 10.3/16 -d 10.9.9.9 */
+	ip = ip_src("10.3.0.0", "255.255.0.0", true);
+	inet_pton(AF_INET, "10.9.9.9", &ip.dst);
+	inet_pton(AF_INET, "255.255.255.255", &ip.dmsk);
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	memset(&ip, 0, sizeof(ip));				/* OUT0+2: ! -d 10.0.0.0/8 */
+	inet_pton(AF_INET, "10.0.0.0", &ip.dst);
+	inet_pton(AF_INET, "255.0.0.0", &ip.dmsk);
+	ip.invflags = IPT_INV_DSTIP;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_ip(&p, 99, "10.1.200.3", "10.2.2.2", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "10.2.0.1", "10.2.2.2", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_ip(&p, 99, "10.2.0.1", "10.9.9.9", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "10.3.0.1", "10.9.9.9", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_ip(&p, 99, "10.3.0.1", "11.9.9.9", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 24);
+	EXPECT_CNT(OUT0 + 1, 1, 24);
+	EXPECT_CNT(OUT0 + 2, 1, 24);
+	EXPECT_CNT(OUT0 + 3, 2, 48);
+}
+
+/* The kernel compares (addr & mask) with the stored address as is. */
+TEST_F(cg, addr_outside_mask_never_matches)
+{
+	struct ipt_ip ip;
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip = ip_src("10.1.2.3", "255.255.0.0", false);
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_ip(&p, 99, "10.1.2.3", "10.2.2.2", 0, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+TEST_F(cg, protocol)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip.proto = IPPROTO_UDP;					/* -p udp -j ACCEPT */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_ACCEPT);
+	ip.proto = IPPROTO_ICMP;				/* ! -p icmp -j DROP */
+	ip.invflags = IPT_INV_PROTO;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	/* ! -p 0: proto 0 is never checked */
+	ip.proto = 0;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 5, 6);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 5, 6, 0x02);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_icmp(&p, 0, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 2, 1, p.len);
+	EXPECT_CNT(OUT0 + 3, 0, 0);
+}
+
+TEST_F(cg, fragments)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip.flags = IPT_F_FRAG;					/* -f -j DROP */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0x2000, 8);	/* MF, offset 0: first fragment */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0x0003, 8);	/* offset 3 */
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0x4000, 8);	/* DF only */
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+TEST_F(cg, fragments_inverted)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip.flags = IPT_F_FRAG;					/* ! -f -j DROP */
+	ip.invflags = IPT_INV_FRAG;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0x2000, 8);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0x0003, 8);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+/* IPT_INV_FRAG without IPT_F_FRAG: NF_INVF(inv, false) never matches. */
+TEST_F(cg, inv_frag_without_frag_never_matches)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip.invflags = IPT_INV_FRAG;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 0, 8);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_ip(&p, 99, "1.1.1.1", "2.2.2.2", 5, 8);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 0, 0);
+}
+
+static void iface(char *name, unsigned char *mask, const char *want, bool plus)
+{
+	size_t n = strlen(want);
+
+	memset(name, 0, IFNAMSIZ);
+	memset(mask, 0, IFNAMSIZ);
+	memcpy(name, want, n);
+	/* iptables: "eth+" masks the prefix, "lo" the name and its NUL. */
+	memset(mask, 0xff, plus ? n : n + 1);
+}
+
+TEST_F(cg, interfaces)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	/* test_run: out = lo, in = none. */
+	tb_begin_output(self->tb);
+	iface(ip.outiface, ip.outiface_mask, "eth0", false);	/* -o eth0 -j DROP: no */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	iface(ip.outiface, ip.outiface_mask, "l", true);	/* -o l+: counted, no verdict */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, 0);
+	memset(&ip, 0, sizeof(ip));
+	iface(ip.outiface, ip.outiface_mask, "lo0", false);	/* ! -o lo0: counted */
+	ip.invflags = IPT_INV_VIA_OUT;
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, 0);
+	memset(&ip, 0, sizeof(ip));
+	iface(ip.iniface, ip.iniface_mask, "lo", false);	/* -i lo: no (no in device) */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	ip.invflags = IPT_INV_VIA_IN;				/* ! -i lo: counted */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, 0);
+	memset(&ip, 0, sizeof(ip));
+	iface(ip.outiface, ip.outiface_mask, "lo", false);	/* -o lo -j DROP */
+	tb_rule(self->tb, &ip);
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	/* Verdict 0 placeholders above are jumps to the next entry: fix them. */
+	{
+		struct ipt_entry *e;
+		uint32_t off = self->tb->hook_entry[NF_INET_LOCAL_OUT];
+
+		while (off < self->tb->size) {
+			struct xt_standard_target *t;
+
+			e = (struct ipt_entry *)(self->tb->blob + off);
+			t = (void *)((char *)e + e->target_offset);
+			if (!t->target.u.user.name[0] && t->verdict == 0)
+				t->verdict = off + e->next_offset;
+			off += e->next_offset;
+		}
+	}
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 0, 0);
+	EXPECT_CNT(OUT0 + 1, 1, p.len);
+	EXPECT_CNT(OUT0 + 2, 1, p.len);
+	EXPECT_CNT(OUT0 + 3, 0, 0);
+	EXPECT_CNT(OUT0 + 4, 1, p.len);
+	EXPECT_CNT(OUT0 + 5, 1, p.len);
+	EXPECT_CNT(OUT0 + 6, 0, 0);
+}
+
+static void add_tcp(struct tb *tb, uint16_t s0, uint16_t s1, uint16_t d0, uint16_t d1,
+		    uint8_t mask, uint8_t cmp, uint8_t option, uint8_t inv, int verdict)
+{
+	struct xt_tcp tcp = { { s0, s1 }, { d0, d1 }, option, mask, cmp, inv };
+	struct ipt_ip ip = { .proto = IPPROTO_TCP };
+
+	tb_rule(tb, &ip);
+	tb_match(tb, "tcp", &tcp, sizeof(tcp));
+	tb_verdict(tb, verdict);
+}
+
+static void add_udp(struct tb *tb, uint16_t s0, uint16_t s1, uint16_t d0, uint16_t d1,
+		    uint8_t inv, int verdict)
+{
+	struct xt_udp udp = { { s0, s1 }, { d0, d1 }, inv };
+	struct ipt_ip ip = { .proto = IPPROTO_UDP };
+
+	tb_rule(tb, &ip);
+	tb_match(tb, "udp", &udp, sizeof(udp));
+	tb_verdict(tb, verdict);
+}
+
+TEST_F(cg, tcp_ports_and_flags)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_tcp(self->tb, 0, 0xffff, 22, 22, 0, 0, 0, 0, V_ACCEPT);		/* --dport 22 */
+	/* --sport 1000:2000 */
+	add_tcp(self->tb, 1000, 2000, 0, 0xffff, 0, 0, 0, 0, V_DROP);
+	/* ! --dport 80:90 */
+	add_tcp(self->tb, 0, 0xffff, 80, 90, 0, 0, 0, XT_TCP_INV_DSTPT, V_DROP);
+	add_tcp(self->tb, 0, 0xffff, 0, 0xffff, 0x17, 0x02, 0, 0, V_DROP);	/* --syn */
+	/* ! --tcp-flags SYN,ACK ACK */
+	add_tcp(self->tb, 0, 0xffff, 0, 0xffff, 0x12, 0x10, 0, XT_TCP_INV_FLAGS,
+		V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_tcp(&p, 5000, 22, 0x02);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 1500, 85, 0x10);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, p.len);
+	pkt_tcp(&p, 999, 91, 0x10);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 2, 1, p.len);
+	pkt_tcp(&p, 999, 85, 0x02);						/* SYN */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 3, 1, p.len);
+	pkt_tcp(&p, 999, 85, 0x12);						/* SYN/ACK */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 4, 1, p.len);
+	pkt_tcp(&p, 999, 85, 0x10);						/* ACK */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 5, 1, p.len);
+}
+
+TEST_F(cg, tcp_port_inversion_and_bounds)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_tcp(self->tb, 10, 20, 0, 0xffff, 0, 0, 0, XT_TCP_INV_SRCPT, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_tcp(&p, 9, 1, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 10, 1, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_tcp(&p, 20, 1, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_tcp(&p, 21, 1, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 65535, 1, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+TEST_F(cg, tcp_truncated_and_fragments)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	/* A never-matching port rule: only hotdrop can drop. */
+	add_tcp(self->tb, 0, 0xffff, 7, 7, 0, 0, 0, 0, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_tcp(&p, 1, 2, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	p.len = 20 + 19;					/* truncated header: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 40);
+	pkt_tcp(&p, 1, 7, 0);
+	p.d[7] = 1;						/* fragment offset 1: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	p.d[7] = 2;						/* offset 2: no match, policy */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	p.d[7] = 2;
+	/* non-first, short: still no match */
+	p.len = 24;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 0, 0);
+}
+
+TEST_F(cg, tcp_option)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	/* --tcp-option 8 */
+	add_tcp(self->tb, 0, 0xffff, 0, 0xffff, 0, 0, 8, 0, V_DROP);
+	/* ! --tcp-option 2 */
+	add_tcp(self->tb, 0, 0xffff, 0, 0xffff, 0, 0, 2, XT_TCP_INV_OPTION,
+		V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_tcp(&p, 1, 2, 0);					/* no options */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	/* NOP, NOP, timestamps (8, len 10): doff 8 */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 32);
+	p.d[32] = 8 << 4;
+	p.d[40] = 1;
+	p.d[41] = 1;
+	p.d[42] = 8;
+	p.d[43] = 10;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, p.len);
+	/* MSS (2, len 4), then padding: doff 6 */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 24);
+	p.d[32] = 6 << 4;
+	p.d[40] = 2;
+	p.d[41] = 4;
+	EXPECT_PKT(NF_DROP, &p);				/* has 2: ! --tcp-option 2 fails */
+	EXPECT_CNT(OUT0 + 2, 1, p.len);
+	/* Option 8 hidden inside another option's body is not seen. */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 28);
+	p.d[32] = 7 << 4;
+	p.d[40] = 30;
+	p.d[41] = 8;
+	p.d[42] = 8;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	/* A zero length byte advances by one: 5, 0, 8 finds 8 at index 1? no: at 2 after 1 step. */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 24);
+	p.d[32] = 6 << 4;
+	p.d[40] = 5;
+	p.d[41] = 0;
+	p.d[42] = 8;
+	EXPECT_PKT(NF_DROP, &p);
+	/* doff 6 but the options are cut off by the end of the packet: hotdrop. */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 22);
+	p.d[32] = 6 << 4;
+	EXPECT_PKT(NF_DROP, &p);
+	/* doff < 5: hotdrop. */
+	pkt_tcp(&p, 1, 2, 0);
+	p.d[32] = 4 << 4;
+	EXPECT_PKT(NF_DROP, &p);
+}
+
+TEST_F(cg, udp)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_udp(self->tb, 53, 53, 0, 0xffff, 0, V_ACCEPT);			/* --sport 53 */
+	/* ! --dport 100:200 */
+	add_udp(self->tb, 0, 0xffff, 100, 200, XT_UDP_INV_DSTPT, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 53, 150);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_udp(&p, 54, 150);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_udp(&p, 54, 201);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_udp(&p, 54, 201);
+	p.len = 27;						/* truncated: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_udp(&p, 53, 150);
+	/* non-first fragment: no match, no hotdrop */
+	p.d[7] = 1;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 2, 2, 28 + 28);
+}
+
+static void add_icmp(struct tb *tb, uint8_t type, uint8_t c0, uint8_t c1, bool inv, int verdict)
+{
+	struct ipt_icmp icmp = { type, { c0, c1 }, inv ? IPT_ICMP_INV : 0 };
+	struct ipt_ip ip = { .proto = IPPROTO_ICMP };
+
+	tb_rule(tb, &ip);
+	tb_match(tb, "icmp", &icmp, sizeof(icmp));
+	tb_verdict(tb, verdict);
+}
+
+TEST_F(cg, icmp)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_icmp(self->tb, 8, 0, 0xff, false, V_ACCEPT);	/* echo-request */
+	add_icmp(self->tb, 3, 1, 3, false, V_DROP);		/* unreachable codes 1-3 */
+	add_icmp(self->tb, 0, 0, 0, true, V_DROP);		/* ! echo-reply */
+	add_icmp(self->tb, 0xff, 0, 0xff, false, V_ACCEPT);	/* any */
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_icmp(&p, 8, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_icmp(&p, 3, 2);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, p.len);
+	pkt_icmp(&p, 3, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 2, 1, p.len);
+	pkt_icmp(&p, 0, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3, 1, p.len);
+	pkt_icmp(&p, 0, 0);
+	p.len = 27;						/* icmphdr is 8 bytes: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 4, 0, 0);
+}
+
+TEST_F(cg, icmp_any_inverted_never_matches)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_icmp(self->tb, 0xff, 0, 0xff, true, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_icmp(&p, 8, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 0, 0);
+}
+
+/*
+ * OUTPUT: -p udp -j A; -p tcp -g B; -j ACCEPT(policy DROP)
+ * A: --dport 1 DROP; -j C; RETURN(footer)    C: --dport 2 ACCEPT; --dport 3 RETURN; -j DROP
+ * B: --dport 4 RETURN; -j ACCEPT
+ */
+TEST_F(cg, jump_goto_return)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	ip.proto = IPPROTO_UDP;
+	tb_rule(self->tb, &ip);				/* OUT0 */
+	tb_jump(self->tb, "A", false);
+	ip.proto = IPPROTO_TCP;
+	tb_rule(self->tb, &ip);				/* OUT0+1 */
+	tb_jump(self->tb, "B", true);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);	/* OUT0+2 */
+	tb_chain(self->tb, "A");			/* OUT0+3 head */
+	add_udp(self->tb, 0, 0xffff, 1, 1, 0, V_DROP);	/* OUT0+4 */
+	tb_rule(self->tb, NULL);			/* OUT0+5 */
+	tb_jump(self->tb, "C", false);
+	tb_chain_end(self->tb);				/* OUT0+6 */
+	tb_chain(self->tb, "B");			/* OUT0+7 */
+	add_tcp(self->tb, 0, 0xffff, 4, 4, 0, 0, 0, 0, V_RETURN);	/* OUT0+8 */
+	tb_rule(self->tb, NULL);			/* OUT0+9 */
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_chain_end(self->tb);				/* OUT0+10 */
+	tb_chain(self->tb, "C");			/* OUT0+11 */
+	add_udp(self->tb, 0, 0xffff, 2, 2, 0, V_ACCEPT);	/* OUT0+12 */
+	add_udp(self->tb, 0, 0xffff, 3, 3, 0, V_RETURN);	/* OUT0+13 */
+	tb_rule(self->tb, NULL);			/* OUT0+14 */
+	tb_verdict(self->tb, V_DROP);
+	tb_chain_end(self->tb);				/* OUT0+15 */
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_udp(&p, 9, 1);
+	EXPECT_PKT(NF_DROP, &p);			/* A: dport 1 */
+	pkt_udp(&p, 9, 2);
+	EXPECT_PKT(NF_ACCEPT, &p);			/* A -> C: dport 2 */
+	pkt_udp(&p, 9, 3);
+	/* C returns to A, A's footer returns to OUTPUT, then the tcp rule, then the policy. */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 13, 1, 28);
+	EXPECT_CNT(OUT0 + 6, 1, 28);
+	EXPECT_CNT(OUT0 + 2, 1, 28);
+	pkt_udp(&p, 9, 9);
+	EXPECT_PKT(NF_DROP, &p);			/* C's -j DROP */
+	EXPECT_CNT(OUT0 + 14, 1, 28);
+	EXPECT_CNT(OUT0 + 5, 3, 3 * 28);
+	EXPECT_CNT(OUT0, 4, 4 * 28);
+
+	pkt_tcp(&p, 1, 5, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);			/* goto B: ACCEPT */
+	pkt_tcp(&p, 1, 4, 0);
+	/* goto B, RETURN: the stack is empty, so the OUTPUT policy (DROP) decides. */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 8, 1, 40);
+	EXPECT_CNT(OUT0 + 2, 2, 28 + 40);
+	EXPECT_CNT(OUT0 + 1, 2, 80);
+	EXPECT_CNT(OUT0 + 10, 0, 0);
+}
+
+/* RETURN in a built-in chain goes to its policy, counted there. */
+TEST_F(cg, return_in_builtin_chain)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_udp(self->tb, 0, 0xffff, 5, 5, 0, V_RETURN);
+	tb_rule(self->tb, NULL);
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 5);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_udp(&p, 1, 6);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 28);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+	EXPECT_CNT(OUT0 + 2, 1, 28);
+}
+
+/* A goto from a user chain, then RETURN: back to the caller of the first chain. */
+TEST_F(cg, goto_from_user_chain_returns_to_caller)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);			/* OUT0: -j A */
+	tb_jump(self->tb, "A", false);
+	tb_rule(self->tb, NULL);			/* OUT0+1: -j DROP */
+	tb_verdict(self->tb, V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(self->tb, "A");			/* OUT0+3 */
+	tb_rule(self->tb, NULL);			/* OUT0+4: -g B */
+	tb_jump(self->tb, "B", true);
+	tb_chain_end(self->tb);				/* OUT0+5 */
+	tb_chain(self->tb, "B");			/* OUT0+6 */
+	add_udp(self->tb, 0, 0xffff, 1, 1, 0, V_ACCEPT);	/* OUT0+7 */
+	tb_chain_end(self->tb);				/* OUT0+8 */
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 1);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_DROP, &p);			/* B returns past A to OUTPUT's next rule */
+	EXPECT_CNT(OUT0 + 8, 1, 28);
+	EXPECT_CNT(OUT0 + 5, 0, 0);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+}
+
+/* Falling into an ERROR entry (a chain head) drops, counted. */
+TEST_F(cg, error_target_drops)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "A", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(self->tb, "A");
+	tb_rule(self->tb, NULL);			/* jump to the ERROR head of chain Z */
+	tb_jump(self->tb, "Z", true);
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "Z");
+	tb_chain_end(self->tb);
+	/* Make A's goto land on Z's head instead of its first rule. */
+	{
+		uint32_t i;
+
+		for (i = 0; i < self->tb->nchains; i++)
+			if (!strcmp(self->tb->chains[i].name, "Z"))
+				self->tb->chains[i].first -=
+					sizeof(struct ipt_entry) +
+					XT_ALIGN(sizeof(struct xt_error_target));
+	}
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 1);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 5, 1, 28);
+}
+
+/* Two call sites of one chain: each returns to its own caller. */
+TEST_F(cg, chain_called_twice)
+{
+	struct ipt_ip ip = {};
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);			/* OUT0: -j A */
+	tb_jump(self->tb, "A", false);
+	ip.proto = IPPROTO_UDP;
+	tb_rule(self->tb, &ip);				/* OUT0+1: -p udp -j A */
+	tb_jump(self->tb, "A", false);
+	tb_rule(self->tb, &ip);				/* OUT0+2: -p udp -j ACCEPT */
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);	/* OUT0+3 */
+	tb_chain(self->tb, "A");
+	add_udp(self->tb, 0, 0xffff, 7, 7, 0, V_DROP);	/* OUT0+5 */
+	tb_chain_end(self->tb);				/* OUT0+6 */
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 1);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 6, 2, 56);
+	pkt_icmp(&p, 8, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 6, 3, 56 + 28);
+	pkt_udp(&p, 1, 7);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 5, 1, 28);
+}
+
+TEST_F(cg, queue_is_not_supported)
+{
+	struct ipt_replace repl;
+	struct codegen cg;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_verdict(self->tb, V_QUEUE);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	ASSERT_EQ(0, tb_finish(self->tb, &repl));
+	ASSERT_EQ(0, table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t));
+	codegen_init(&cg, &self->bi);
+	EXPECT_EQ(-EOPNOTSUPP, codegen_hook(&cg, self->t, NF_INET_LOCAL_OUT));
+	EXPECT_EQ(OUT0, cg.err_rule);
+	codegen_free(&cg);
+	/* The other hooks do not reach it and compile. */
+	codegen_init(&cg, &self->bi);
+	EXPECT_EQ(0, codegen_hook(&cg, self->t, NF_INET_LOCAL_IN));
+	codegen_free(&cg);
+}
+
+/* 3000 rules in one chain plus 100 user chains, not folded: loads and judges. */
+TEST_F(cg, big_table_verifies)
+{
+	struct pkt p;
+	char name[16];
+	int i;
+
+	self->fold_min = 0;
+	tb_begin_output(self->tb);
+	for (i = 0; i < 3000; i++)
+		add_udp(self->tb, 0, 0xffff, 10000 + i, 10000 + i, 0, V_DROP);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "c%03d", i);
+		tb_rule(self->tb, NULL);
+		tb_jump(self->tb, name, false);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	for (i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "c%03d", i);
+		tb_chain(self->tb, name);
+		add_udp(self->tb, 0, 0xffff, 20000 + i, 20000 + i, 0, V_DROP);
+		tb_chain_end(self->tb);
+	}
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions", self->insns);
+	pkt_udp(&p, 1, 12999);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_udp(&p, 1, 20099);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_udp(&p, 1, 30000);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+/* The option walk is a loop: many of them must still verify. */
+TEST_F(cg, many_tcp_option_rules)
+{
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 200; i++)
+		add_tcp(self->tb, 0, 0xffff, 0, 0xffff, 0, 0, 50 + i, i & 1 ? XT_TCP_INV_OPTION : 0,
+			i & 1 ? 0 : V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	/* The odd rules only count: make them jumps to the next entry. */
+	{
+		uint32_t off = self->tb->hook_entry[NF_INET_LOCAL_OUT];
+
+		while (off < self->tb->size) {
+			struct ipt_entry *e = (struct ipt_entry *)(self->tb->blob + off);
+			struct xt_standard_target *t = (void *)((char *)e + e->target_offset);
+
+			if (!t->target.u.user.name[0] && t->verdict == 0)
+				t->verdict = off + e->next_offset;
+			off += e->next_offset;
+		}
+	}
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions", self->insns);
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 24);
+	p.d[32] = 6 << 4;
+	p.d[40] = 1;
+	p.d[41] = 150;
+	p.d[42] = 2;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 100, 1, p.len);
+	EXPECT_CNT(OUT0 + 99, 1, p.len);
+	EXPECT_CNT(OUT0 + 101, 0, 0);
+}
+
+/* Nested jumps deeper than bpf-to-bpf calls would allow (8 frames). */
+TEST_F(cg, deep_nesting)
+{
+	char name[16], next[16];
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "d00", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	for (i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "d%02d", i);
+		snprintf(next, sizeof(next), "d%02d", i + 1);
+		tb_chain(self->tb, name);
+		if (i < 19) {
+			tb_rule(self->tb, NULL);
+			tb_jump(self->tb, next, false);
+		} else {
+			add_udp(self->tb, 0, 0xffff, 5, 5, 0, V_ACCEPT);
+		}
+		tb_chain_end(self->tb);
+	}
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 5);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_udp(&p, 1, 6);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+}
+
+/* ---- folding runs of similar rules into map lookups (codegen_set.c) ---- */
+
+/* Load @hook of the finished table in @self->t with folding threshold @fold_min. */
+static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold_min,
+			int *prog_fd, int *cnt_fd, unsigned int *insns, unsigned int *nsets)
+{
+	struct codegen cg;
+	int err;
+
+	*cnt_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_cnt", 4,
+				 sizeof(struct xt_counters), self->t->num_entries, NULL);
+	if (*cnt_fd < 0)
+		return -errno;
+	codegen_init(&cg, &self->bi);
+	cg.fold_min = fold_min;
+	err = codegen_hook(&cg, self->t, hook);
+	if (!err)
+		err = codegen_finalize(&cg, *cnt_fd, -1);
+	if (!err)
+		err = codegen_load(&cg, "test_fold", NULL, 0);
+	if (err < 0 && getenv("CG_DEBUG"))
+		fprintf(stderr, "load_variant fold %u: %d (%u insns, %u sets)\n", fold_min, err,
+			cg.len, cg.nsets);
+	*insns = cg.len;
+	*nsets = cg.nsets;
+	codegen_free(&cg);
+	if (err < 0)
+		return err;
+	*prog_fd = err;
+	return 0;
+}
+
+static void add_addr(struct tb *tb, bool dst, const char *a, int plen, int verdict)
+{
+	struct ipt_ip ip = {};
+	uint32_t m = plen ? htonl(~0u << (32 - plen)) : 0;
+
+	if (dst) {
+		inet_pton(AF_INET, a, &ip.dst);
+		ip.dmsk.s_addr = m;
+		ip.dst.s_addr &= m;
+	} else {
+		inet_pton(AF_INET, a, &ip.src);
+		ip.smsk.s_addr = m;
+		ip.src.s_addr &= m;
+	}
+	tb_rule(tb, &ip);
+	tb_verdict(tb, verdict);
+}
+
+/* -s/-d addr/plen -p tcp|udp --dport lo:hi -j verdict */
+static void add_l4_addr(struct tb *tb, uint8_t proto, bool dst, const char *a, int plen,
+			uint16_t lo, uint16_t hi, int verdict)
+{
+	struct xt_tcp tcp = { { 0, 0xffff }, { lo, hi }, 0, 0, 0, 0 };
+	struct xt_udp udp = { { 0, 0xffff }, { lo, hi }, 0 };
+	uint32_t m = plen ? htonl(~0u << (32 - plen)) : 0;
+	struct ipt_ip ip = { .proto = proto };
+
+	if (dst) {
+		inet_pton(AF_INET, a, &ip.dst);
+		ip.dmsk.s_addr = m;
+		ip.dst.s_addr &= m;
+	} else {
+		inet_pton(AF_INET, a, &ip.src);
+		ip.smsk.s_addr = m;
+		ip.src.s_addr &= m;
+	}
+	tb_rule(tb, &ip);
+	if (proto == IPPROTO_TCP)
+		tb_match(tb, "tcp", &tcp, sizeof(tcp));
+	else
+		tb_match(tb, "udp", &udp, sizeof(udp));
+	tb_verdict(tb, verdict);
+}
+
+/* First match, not longest prefix, decides inside a folded run. */
+TEST_F(cg, fold_prefixes_first_match)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_addr(self->tb, false, "10.1.2.3", 32, V_DROP);	/* OUT0 */
+	add_addr(self->tb, false, "10.0.0.0", 8, V_DROP);	/* OUT0+1 */
+	add_addr(self->tb, false, "10.1.0.0", 16, V_DROP);	/* OUT0+2: shadowed by /8 */
+	add_addr(self->tb, false, "10.1.2.3", 32, V_DROP);	/* OUT0+3: duplicate */
+	add_addr(self->tb, false, "192.168.0.0", 16, V_DROP);	/* OUT0+4 */
+	add_addr(self->tb, false, "192.168.7.0", 24, V_DROP);	/* OUT0+5: shadowed */
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions", self->insns);
+	EXPECT_GT(300, self->insns);
+	pkt_ip(&p, 99, "10.1.2.3", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "10.1.9.9", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "192.168.7.1", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_ip(&p, 99, "11.1.2.3", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 24);
+	EXPECT_CNT(OUT0 + 1, 1, 24);
+	EXPECT_CNT(OUT0 + 2, 0, 0);
+	EXPECT_CNT(OUT0 + 3, 0, 0);
+	EXPECT_CNT(OUT0 + 4, 1, 24);
+	EXPECT_CNT(OUT0 + 5, 0, 0);
+	EXPECT_CNT(OUT0 + 6, 1, 24);
+}
+
+/* A folded tcp port run keeps tcp_mt()'s fragment and truncation behaviour. */
+TEST_F(cg, fold_ports_hotdrop)
+{
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 10; i++)
+		add_tcp(self->tb, 0, 0xffff, 100 + i, 100 + i, 0, 0, 0, 0, V_ACCEPT);
+	add_tcp(self->tb, 0, 0xffff, 200, 210, 0, 0, 0, 0, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	EXPECT_GT(300, self->insns);
+	pkt_tcp(&p, 1, 105, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 5, 1, 40);
+	pkt_tcp(&p, 1, 205, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 10, 1, 40);
+	pkt_tcp(&p, 1, 99, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 11, 1, 40);
+	pkt_tcp(&p, 1, 105, 0);
+	p.len = 30;					/* truncated: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_tcp(&p, 1, 105, 0);
+	p.d[7] = 1;					/* offset 1: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 11, 1, 40);
+	p.d[7] = 3;					/* later fragment: no match */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 11, 2, 80);
+	pkt_udp(&p, 1, 105);				/* other protocol: skips the run */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 5, 1, 40);
+}
+
+static const char *rand_addr(unsigned int *seed, char *buf)
+{
+	sprintf(buf, "10.%u.%u.%u", rand_r(seed) % 3, rand_r(seed) % 3, rand_r(seed) % 4);
+	return buf;
+}
+
+/*
+ * Folded and unfolded programs of random tables full of runs judge random
+ * packets identically, counters included. The unfolded code generator is
+ * the one the verdict differential test checks against ip_tables.
+ */
+TEST_F(cg, fold_equals_unfolded)
+{
+	static const int verdicts[] = { V_DROP, V_ACCEPT, V_RETURN };
+	static const int plens[] = { 8, 16, 24, 30, 32, 32 };
+	unsigned int seed = 42, round, rounds = 40, insns[2], nsets[2];
+	unsigned long packets = 0, folded_sets = 0;
+	char a[32];
+
+	/* CG_FOLD_ROUNDS=n for a longer run. */
+	if (getenv("CG_FOLD_ROUNDS"))
+		rounds = atoi(getenv("CG_FOLD_ROUNDS"));
+	if (getenv("CG_FOLD_SEED"))
+		seed = atoi(getenv("CG_FOLD_SEED"));
+	for (round = 0; round < rounds; round++) {
+		int prog[2], cfd[2], seg, i, k;
+
+		tb_begin_output(self->tb);
+		for (seg = 0; seg < 12; seg++) {
+			int kind = rand_r(&seed) % 8, len = 1 + rand_r(&seed) % 10;
+			int v = verdicts[rand_r(&seed) % 3];
+
+			for (i = 0; i < len; i++) {
+				uint16_t lo = rand_r(&seed) % 24, hi = lo + (rand_r(&seed) % 4 ? 0 :
+									    rand_r(&seed) % 5);
+				switch (kind) {
+				case 0:
+				case 1:
+					add_addr(self->tb, kind, rand_addr(&seed, a),
+						 plens[rand_r(&seed) % 6], v);
+					break;
+				case 2:
+					add_tcp(self->tb, 0, 0xffff, lo, hi, 0, 0, 0, 0, v);
+					break;
+				case 3:
+					add_udp(self->tb, 0, 0xffff, lo, hi, 0, v);
+					break;
+				case 4:
+					add_icmp(self->tb, 8, 0, 0xff, false, v);
+					break;
+				case 6:
+				case 7:
+					add_l4_addr(self->tb, kind == 6 ? IPPROTO_TCP : IPPROTO_UDP,
+						    seg & 1, rand_addr(&seed, a),
+						    plens[rand_r(&seed) % 6], lo, hi, v);
+					break;
+				default:
+					/* a rule that only counts, breaking runs */
+					tb_rule(self->tb, NULL);
+					tb_jump(self->tb, "sub", false);
+					break;
+				}
+			}
+		}
+		tb_policy(self->tb, NF_INET_LOCAL_OUT, rand_r(&seed) % 2 ? V_ACCEPT : V_DROP);
+		tb_chain(self->tb, "sub");
+		for (i = 0; i < 6; i++)
+			add_addr(self->tb, true, rand_addr(&seed, a), plens[rand_r(&seed) % 6],
+				 verdicts[rand_r(&seed) % 2 + 1]);
+		for (i = 0; i < 5; i++)
+			add_udp(self->tb, 0, 0xffff, i, i, 0, V_RETURN);
+		tb_chain_end(self->tb);
+
+		{
+			struct ipt_replace repl;
+
+			ASSERT_EQ(0, tb_finish(self->tb, &repl));
+			table_free(self->t);
+			self->t = NULL;
+			ASSERT_EQ(0, table_from_replace(&self->ctx, &repl, self->tb->blob,
+							&self->t));
+		}
+		self->hook = NF_INET_LOCAL_OUT;
+		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, 0, &prog[0], &cfd[0],
+					  &insns[0], &nsets[0]));
+		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, 2, &prog[1], &cfd[1],
+					  &insns[1], &nsets[1]));
+		folded_sets += nsets[1];
+		for (k = 0; k < 60; k++) {
+			static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+			char s[32], d[32];
+			struct pkt p;
+			int r[2], j;
+
+			pkt_ip(&p, protos[rand_r(&seed) % 3], rand_addr(&seed, s),
+			       rand_addr(&seed, d), 0, 20);
+			p.d[20] = 0;
+			p.d[21] = rand_r(&seed) % 6;
+			p.d[22] = 0;
+			p.d[23] = rand_r(&seed) % 26;
+			p.d[32] = 5 << 4;
+			if (!(rand_r(&seed) % 8))
+				p.d[7] = rand_r(&seed) % 3;
+			if (!(rand_r(&seed) % 10))
+				p.len = 20 + rand_r(&seed) % 20;
+			for (j = 0; j < 2; j++) {
+				self->prog_fd = prog[j];
+				r[j] = run(self, &p);
+			}
+			EXPECT_EQ(r[0], r[1]);
+			packets++;
+		}
+		for (i = 0; i < (int)self->t->num_entries; i++) {
+			struct xt_counters c[2];
+
+			for (k = 0; k < 2; k++) {
+				self->cnt_fd = cfd[k];
+				c[k] = cnt(self, i);
+			}
+			EXPECT_EQ(c[0].pcnt, c[1].pcnt);
+			EXPECT_EQ(c[0].bcnt, c[1].bcnt);
+		}
+		self->prog_fd = -1;
+		self->cnt_fd = -1;
+		for (k = 0; k < 2; k++) {
+			close(prog[k]);
+			close(cfd[k]);
+		}
+	}
+	TH_LOG("%lu packets, %lu folded runs", packets, folded_sets);
+	EXPECT_LT(40, folded_sets);
+}
+
+/* Per-source services with mixed prefixes: first match with port and address. */
+TEST_F(cg, fold_port_and_prefix)
+{
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_l4_addr(self->tb, IPPROTO_UDP, false, "10.1.2.3", 32, 53, 53, V_ACCEPT);	/* OUT0 */
+	add_l4_addr(self->tb, IPPROTO_UDP, false, "10.0.0.0", 8, 53, 53, V_ACCEPT);
+	add_l4_addr(self->tb, IPPROTO_UDP, false, "10.1.0.0", 16, 53, 54, V_ACCEPT);
+	add_l4_addr(self->tb, IPPROTO_UDP, false, "10.1.2.0", 24, 54, 54, V_ACCEPT);
+	add_l4_addr(self->tb, IPPROTO_UDP, false, "10.1.2.3", 32, 54, 54, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	EXPECT_GT(300, self->insns);
+	pkt_udp(&p, 1, 53);
+	memcpy(p.d + 12, (unsigned char[]){ 10, 1, 2, 3 }, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 28);
+	memcpy(p.d + 12, (unsigned char[]){ 10, 1, 2, 4 }, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+	p.d[23] = 54;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 2, 1, 28);
+	memcpy(p.d + 12, (unsigned char[]){ 10, 2, 2, 4 }, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 3, 0, 0);
+	EXPECT_CNT(OUT0 + 4, 0, 0);
+	EXPECT_CNT(OUT0 + 5, 1, 28);
+}
+
+/* A 20k-rule blocklist: one lookup, constant size. */
+TEST_F(cg, fold_100k_blocklist)
+{
+	char a[32];
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 20000; i++) {
+		snprintf(a, sizeof(a), "10.%d.%d.%d", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+		add_addr(self->tb, false, a, 32, V_DROP);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions", self->insns);
+	EXPECT_GT(300, self->insns);
+	pkt_ip(&p, 99, "10.0.78.31", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 78 * 256 + 31, 1, 24);
+	pkt_ip(&p, 99, "10.1.78.31", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+TEST_HARNESS_MAIN
