@@ -61,6 +61,7 @@
 #include "btf.h"
 #include "codegen.h"
 #include "context.h"
+#include "sockdiag.h"
 #include "table.h"
 
 /* The filter table's hooks: the only ones this backend attaches to. */
@@ -94,6 +95,8 @@ struct bpf_ns {
 	bool attached;
 	bool pinned;				/* slots and links are pinned in bpffs */
 	char cnt_pin[32];			/* name of the pinned counters map, or "" */
+	int netns_fd;				/* the namespace itself, for bpf_tick() */
+	int kept;				/* why bpf_tick() last kept it (logged once) */
 };
 
 static void close_fd(int *fd)
@@ -150,6 +153,7 @@ static struct bpf_ns *bns_new(struct bpf_global *g)
 		return NULL;
 	b->progs_fd = -1;
 	b->counters_fd = -1;
+	b->netns_fd = -1;
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		b->disp_fd[h] = -1;
 		b->link_fd[h] = -1;
@@ -172,6 +176,7 @@ static void bns_free(struct bpf_global *g, struct bpf_ns *b)
 	}
 	close_fd(&b->progs_fd);
 	close_fd(&b->counters_fd);
+	close_fd(&b->netns_fd);
 	free(b);
 	g->users--;
 }
@@ -286,33 +291,49 @@ out:
 	return err;
 }
 
-/* Enter the namespace of @ns (via its requester's /proc/PID/ns/net), checking it is @ns. */
-static int enter_netns(struct context *ctx, struct netns *ns)
+/* Open the network namespace of process @pid, checking it is namespace @ino: fd or -errno. */
+static int open_netns(struct context *ctx, pid_t pid, uint32_t ino)
 {
 	char path[64];
 	struct stat st;
-	int fd, err = 0;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)ns->pid);
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		err = -errno;
-		bf_err(ctx, "bpf: netns %u: cannot open %s: %d", ns->ino, path, err);
-		return err == -ENOENT ? -ESRCH : err;
+		fd = -errno;
+		bf_err(ctx, "bpf: netns %u: cannot open %s: %d", ino, path, fd);
+		return fd == -ENOENT ? -ESRCH : fd;
 	}
-	if (fstat(fd, &st) || st.st_ino != ns->ino) {
-		bf_err(ctx, "bpf: netns %u: requester %d is in netns %lu, not this one",
-		       ns->ino, (int)ns->pid, (unsigned long)st.st_ino);
-		err = -ESRCH;
-		goto out;
+	if (fstat(fd, &st) || st.st_ino != ino) {
+		bf_err(ctx, "bpf: netns %u: process %d is in netns %lu, not this one", ino,
+		       (int)pid, (unsigned long)st.st_ino);
+		close(fd);
+		return -ESRCH;
+	}
+	return fd;
+}
+
+/*
+ * Enter the namespace of @ns, opened through its requester's
+ * /proc/PID/ns/net the first time and kept in @b (bpf_tick() needs it).
+ */
+static int enter_netns(struct context *ctx, struct netns *ns, struct bpf_ns *b)
+{
+	int fd = b->netns_fd;
+
+	if (fd < 0) {
+		fd = open_netns(ctx, ns->pid, ns->ino);
+		if (fd < 0)
+			return fd;
+		b->netns_fd = fd;
 	}
 	if (setns(fd, CLONE_NEWNET)) {
-		err = -errno;
-		bf_err(ctx, "bpf: netns %u: setns: %d", ns->ino, err);
+		fd = -errno;
+		bf_err(ctx, "bpf: netns %u: setns: %d", ns->ino, fd);
+		return fd;
 	}
-out:
-	close(fd);
-	return err;
+	return 0;
 }
 
 static void leave_netns(struct context *ctx, struct bpf_global *g)
@@ -377,7 +398,7 @@ static int attach_dispatchers(struct context *ctx, struct bpf_global *g, struct 
 			return load_errno(err);
 		b->disp_fd[h] = err;
 	}
-	err = enter_netns(ctx, ns);
+	err = enter_netns(ctx, ns, b);
 	if (err)
 		return err;
 	for (i = 0; i < NHOOKS; i++) {
@@ -729,6 +750,7 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	char path[128], name[32];
 	unsigned int i;
 	int fd, cnt;
+	pid_t pid;
 
 	if (!g)
 		return -ENOMEM;
@@ -769,6 +791,10 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	else
 		bf_warn(ctx, "bpf: netns %u: no pinned counters for the saved table: counting "
 			"from its saved counters", ns->ino);
+	/* A handle on the namespace for bpf_tick(); else it opens one when it sees a task there. */
+	pid = pid_in_netns(ns->ino);
+	if (pid)
+		b->netns_fd = open_netns(ctx, pid, ns->ino);
 	bf_info(ctx, "bpf: netns %u: taking back pinned programs", ns->ino);
 	return install_common(ctx, g, ns, t, NULL, cnt);
 }
@@ -778,29 +804,54 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
  * namespace (bpf_nf_link_attach(): get_net_track()), so a namespace whose
  * table we enforce never exits by itself: no pernet exit, no NETNS_EXIT from
  * the module, links held forever. So, when idle, we look for namespaces
- * that nothing but our links keeps alive: no task in them, no nsfs mount of
- * them in any mount namespace, no open file of them. Those we release as if
- * NETNS_EXIT had come; the namespace then dies, and the module's NETNS_EXIT
- * that follows finds nothing. A namespace kept alive only by a socket of a
- * task elsewhere is not seen and would lose its enforcement: no one can
- * reach such a namespace any more to configure it, and ip_tables would keep
- * judging its packets; we accept that gap (documented in the report).
+ * that nothing but us keeps alive and release them as if NETNS_EXIT had
+ * come; the namespace then dies, and the module's NETNS_EXIT that follows
+ * finds nothing. Besides our links and our own handle on it
+ * (bpf_ns.netns_fd), a namespace is kept alive by:
+ *  - a task in it, an nsfs mount of it, an open file of it: seen in /proc,
+ *    the helper's own process excepted (its files are our handles);
+ *  - a socket created in it and held from another namespace (a process
+ *    that setns()'d out, or got it by SCM_RIGHTS): invisible in /proc, so
+ *    for a namespace /proc shows nothing of we enter it and count its
+ *    sockets (sockdiag.c). Packets still reach such a socket: the table
+ *    stays enforced until the socket is gone.
+ * Fail closed: a namespace we cannot enter or count stays enforced (at
+ * worst it is kept alive, with its links, until the helper exits).
  */
 struct ns_scan {
-	uint32_t *ino;
+	struct netns **ns;
 	bool *alive;
 	unsigned int n;
+	char self[16];			/* the helper's pid, as /proc names it */
 	uint64_t mnt_seen[512];		/* mount namespaces whose mountinfo was read */
 	unsigned int nmnt;
 };
 
-static void scan_mark(struct ns_scan *s, unsigned long ino)
+/*
+ * Namespace @ino is alive. @path, if not NULL, is a file of it: it becomes
+ * our handle on a namespace that has none yet (one restored after a helper
+ * restart with no task in it then).
+ */
+static void scan_mark(struct ns_scan *s, unsigned long ino, const char *path)
 {
 	unsigned int i;
 
-	for (i = 0; i < s->n; i++)
-		if (s->ino[i] == ino)
-			s->alive[i] = true;
+	for (i = 0; i < s->n; i++) {
+		struct bpf_ns *b = s->ns[i]->backend_priv;
+		struct stat st;
+		int fd;
+
+		if (s->ns[i]->ino != ino)
+			continue;
+		s->alive[i] = true;
+		if (!path || b->netns_fd >= 0)
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0 && !fstat(fd, &st) && st.st_ino == ino)
+			b->netns_fd = fd;
+		else if (fd >= 0)
+			close(fd);
+	}
 }
 
 /* nsfs mounts of network namespaces seen by process @pid's mount namespace. */
@@ -827,12 +878,12 @@ static void scan_mounts(struct ns_scan *s, const char *pid)
 		if (!strstr(line, " - nsfs ") || sscanf(line, "%*d %*d %*s %63s", root) != 1)
 			continue;
 		if (!strncmp(root, "net:[", 5))
-			scan_mark(s, strtoul(root + 5, NULL, 10));
+			scan_mark(s, strtoul(root + 5, NULL, 10), NULL);
 	}
 	fclose(f);
 }
 
-/* Tasks of process @pid in a namespace, and its open namespace files. */
+/* Tasks of process @pid in a namespace, its open namespace files, its mounts. */
 static void scan_process(struct ns_scan *s, const char *pid)
 {
 	char path[600], link[64];
@@ -840,6 +891,9 @@ static void scan_process(struct ns_scan *s, const char *pid)
 	struct stat st;
 	DIR *d;
 
+	/* Ours: our handles and a thread inside a namespace mid-census are not users. */
+	if (!strcmp(pid, s->self))
+		goto mounts;
 	snprintf(path, sizeof(path), "/proc/%s/task", pid);
 	d = opendir(path);
 	while (d && (de = readdir(d))) {
@@ -847,7 +901,7 @@ static void scan_process(struct ns_scan *s, const char *pid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/task/%s/ns/net", pid, de->d_name);
 		if (!stat(path, &st))
-			scan_mark(s, st.st_ino);
+			scan_mark(s, st.st_ino, path);
 	}
 	if (d)
 		closedir(d);
@@ -862,12 +916,61 @@ static void scan_process(struct ns_scan *s, const char *pid)
 		if (n <= 5)
 			continue;
 		link[n] = '\0';
+		snprintf(path, sizeof(path), "/proc/%s/fd/%s", pid, de->d_name);
 		if (!strncmp(link, "net:[", 5))
-			scan_mark(s, strtoul(link + 5, NULL, 10));
+			scan_mark(s, strtoul(link + 5, NULL, 10), path);
 	}
 	if (d)
 		closedir(d);
+mounts:
 	scan_mounts(s, pid);
+}
+
+/* Why bpf_tick() keeps a namespace /proc shows nothing of (bpf_ns.kept). */
+enum { KEPT_NOT, KEPT_NO_HANDLE, KEPT_NO_ENTRY, KEPT_NO_COUNT, KEPT_SOCKET };
+
+/*
+ * May @ns, which /proc shows nothing of, be released? Not while a socket
+ * holds it, nor when we cannot tell. Logs each new reason to keep it.
+ */
+static bool netns_releasable(struct context *ctx, struct bpf_global *g, struct netns *ns)
+{
+	struct bpf_ns *b = ns->backend_priv;
+	const char *what = NULL;
+	int kept, err = 0;
+
+	if (b->netns_fd < 0) {
+		kept = KEPT_NO_HANDLE;
+	} else if (setns(b->netns_fd, CLONE_NEWNET)) {
+		err = -errno;
+		kept = KEPT_NO_ENTRY;
+	} else {
+		err = sockdiag_netns_busy(&what);
+		leave_netns(ctx, g);
+		kept = err < 0 ? KEPT_NO_COUNT : err ? KEPT_SOCKET : KEPT_NOT;
+	}
+	if (kept != b->kept) {
+		switch (kept) {
+		case KEPT_NO_HANDLE:
+			bf_warn(ctx, "bpf: netns %u: no task, mount or file of it, and no handle on "
+				"it to look for sockets: still enforced", ns->ino);
+			break;
+		case KEPT_NO_ENTRY:
+			bf_warn(ctx, "bpf: netns %u: cannot enter it to look for sockets (%d): "
+				"still enforced", ns->ino, err);
+			break;
+		case KEPT_NO_COUNT:
+			bf_warn(ctx, "bpf: netns %u: cannot count its %s sockets (%d): still "
+				"enforced", ns->ino, what ? what : "", err);
+			break;
+		case KEPT_SOCKET:
+			bf_info(ctx, "bpf: netns %u: no task, mount or file of it, but a %s socket "
+				"in it: still enforced", ns->ino, what);
+			break;
+		}
+	}
+	b->kept = kept;
+	return kept == KEPT_NOT;
 }
 
 static void bpf_tick(struct context *ctx)
@@ -878,6 +981,7 @@ static void bpf_tick(struct context *ctx)
 	struct netns *ns;
 	struct stat self;
 	unsigned int i, n = 0;
+	ssize_t len;
 	DIR *d;
 
 	if (!g || !g->users || g->self_netns_fd < 0 || fstat(g->self_netns_fd, &self))
@@ -890,13 +994,16 @@ static void bpf_tick(struct context *ctx)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return;
-	s->ino = calloc(n, sizeof(*s->ino));
+	s->ns = calloc(n, sizeof(*s->ns));
 	s->alive = calloc(n, sizeof(*s->alive));
-	if (!s->ino || !s->alive)
+	if (!s->ns || !s->alive)
 		goto out;
 	for (ns = ctx->netns; ns; ns = ns->next)
 		if (ns->backend_priv && ns->ino != self.st_ino)
-			s->ino[s->n++] = ns->ino;
+			s->ns[s->n++] = ns;
+	/* Unknown, nothing is skipped: our own handles then keep everything (fail closed). */
+	len = readlink("/proc/self", s->self, sizeof(s->self) - 1);
+	s->self[len > 0 ? len : 0] = '\0';
 	d = opendir("/proc");
 	if (!d)
 		goto out;
@@ -905,15 +1012,23 @@ static void bpf_tick(struct context *ctx)
 			scan_process(s, de->d_name);
 	closedir(d);
 	for (i = 0; i < s->n; i++) {
-		if (s->alive[i])
+		struct bpf_ns *b = s->ns[i]->backend_priv;
+		uint32_t ino = s->ns[i]->ino;
+
+		if (s->alive[i]) {
+			b->kept = KEPT_NOT;
 			continue;
-		bf_info(ctx, "bpf: netns %u: nothing but its BPF links keeps it alive: releasing it",
-			s->ino[i]);
-		context_netns_exit(ctx, s->ino[i]);
+		}
+		if (!netns_releasable(ctx, g, s->ns[i]))
+			continue;
+		bf_info(ctx, "bpf: netns %u: nothing but bpfilter keeps it alive: releasing it",
+			ino);
+		/* Frees s->ns[i] only; the others stay valid. */
+		context_netns_exit(ctx, ino);
 	}
 out:
 	if (s) {
-		free(s->ino);
+		free(s->ns);
 		free(s->alive);
 	}
 	free(s);

@@ -554,26 +554,6 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	gen_counter_key(cg);
 }
 
-typedef int (*match_gen_t)(struct codegen *cg, const struct rule *rule, const struct match *m);
-
-/* The generator of match @m: its ops' gen, else the built-in one for its name. */
-static match_gen_t match_gen(const struct match *m)
-{
-	static const struct { const char *name; match_gen_t gen; } builtin[] = {
-		{ "tcp", codegen_tcp_gen },
-		{ "udp", codegen_udp_gen },
-		{ "icmp", codegen_icmp_gen },
-	};
-	unsigned int i;
-
-	if (m->ops->gen)
-		return m->ops->gen;
-	for (i = 0; i < sizeof(builtin) / sizeof(builtin[0]); i++)
-		if (!strcmp(m->ops->name, builtin[i].name) && m->ops->revision == 0)
-			return builtin[i].gen;
-	return NULL;
-}
-
 static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start);
 
 /* Does any rule of @t match on a TCP option (see gen_tcp_option_walk())? */
@@ -585,7 +565,7 @@ static bool table_needs_tcpopt(const struct table *t)
 		for (k = 0; k < t->rules[i].num_matches; k++) {
 			const struct match *m = &t->rules[i].matches[k];
 
-			if (!strcmp(m->ops->name, "tcp") && ((const struct xt_tcp *)m->data)->option)
+			if (m->ops->gen == codegen_tcp_gen && ((const struct xt_tcp *)m->data)->option)
 				return true;
 		}
 	return false;
@@ -686,13 +666,14 @@ static int gen_rule(struct codegen *cg, struct cg_walk *w, uint32_t i, bool *sto
 
 	gen_ip(cg, &r->ip);
 	for (k = 0; k < r->num_matches && !cg->err; k++) {
-		match_gen_t gen = match_gen(&r->matches[k]);
+		const struct match *m = &r->matches[k];
 
-		if (!gen) {
+		/* The extension's own generator (match_ops.gen): none, no translation. */
+		if (!m->ops->gen) {
 			err = -EOPNOTSUPP;
 			goto out;
 		}
-		err = gen(cg, r, &r->matches[k]);
+		err = m->ops->gen(cg, r, m);
 		if (err)
 			goto out;
 	}

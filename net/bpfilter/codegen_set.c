@@ -118,7 +118,7 @@ static bool classify(const struct rule *r, struct run_item *it)
 		return !ip->proto && it->shape.addr;
 	if (r->num_matches != 1 || r->matches[0].ops->revision)
 		return false;
-	if (ip->proto == IPPROTO_TCP && !strcmp(r->matches[0].ops->name, "tcp")) {
+	if (ip->proto == IPPROTO_TCP && r->matches[0].ops->gen == codegen_tcp_gen) {
 		const struct xt_tcp *tcp = r->matches[0].data;
 
 		if (tcp->spts[0] || tcp->spts[1] != 0xffff || tcp->option || tcp->flg_mask ||
@@ -126,7 +126,7 @@ static bool classify(const struct rule *r, struct run_item *it)
 			return false;
 		it->lo = tcp->dpts[0];
 		it->hi = tcp->dpts[1];
-	} else if (ip->proto == IPPROTO_UDP && !strcmp(r->matches[0].ops->name, "udp")) {
+	} else if (ip->proto == IPPROTO_UDP && r->matches[0].ops->gen == codegen_udp_gen) {
 		const struct xt_udp *udp = r->matches[0].data;
 
 		if (udp->spts[0] || udp->spts[1] != 0xffff || udp->invflags)

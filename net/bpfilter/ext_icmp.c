@@ -6,6 +6,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "codegen.h"
 #include "context.h"
 #include "match.h"
 
@@ -29,4 +30,5 @@ const struct match_ops icmp_match_ops = {
 	.family = NFPROTO_IPV4,
 	.proto = IPPROTO_ICMP,
 	.check = icmp_check,
+	.gen = codegen_icmp_gen,
 };

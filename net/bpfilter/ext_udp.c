@@ -6,6 +6,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
+#include "codegen.h"
 #include "context.h"
 #include "match.h"
 
@@ -29,4 +30,5 @@ const struct match_ops udp_match_ops = {
 	.family = NFPROTO_IPV4,
 	.proto = IPPROTO_UDP,
 	.check = udp_check,
+	.gen = codegen_udp_gen,
 };

@@ -28,7 +28,7 @@ struct match_ops {
 	uint8_t proto;
 	/* the extension's own payload check (checkentry): 0 or -errno */
 	int (*check)(struct context *ctx, const struct ipt_ip *ip, const void *data);
-	/* BPF code generation for this match (engineer E), NULL if none yet */
+	/* Emits this match's BPF test; NULL makes a table using it EOPNOTSUPP */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct match *m);
 };
 

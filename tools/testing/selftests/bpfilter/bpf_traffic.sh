@@ -8,6 +8,7 @@
 # pairs must be delivered or dropped as the rules say, with the counters
 # iptables -nvxL shows.
 #
+#   X (10.251.3.1, dropped by its name later) --veth-- A
 #   A (10.251.1.1) --veth-- R (10.251.1.2 | 10.251.2.2, forwarding) --veth-- B (10.251.2.1)
 #
 # Output is kselftest-style and ends with "# Totals: pass:P fail:F".
@@ -28,6 +29,7 @@ fail=0
 n=0
 hostd_pid=
 srv_pid=
+holder_pid=
 
 ok() { n=$((n + 1)); pass=$((pass + 1)); echo "ok $n - $*"; }
 nok() { n=$((n + 1)); fail=$((fail + 1)); echo "not ok $n - $*"; }
@@ -35,9 +37,10 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
 
 cleanup() {
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null
+	[ -n "$holder_pid" ] && kill "$holder_pid" 2>/dev/null
 	[ -n "$hostd_pid" ] && kill "$hostd_pid" 2>/dev/null
 	sleep 0.2
-	for ns in $A $R $B; do ip netns del "$ns" 2>/dev/null; done
+	for ns in $A $R $B ${tag}_x; do ip netns del "$ns" 2>/dev/null; done
 	mountpoint -q "$work/bpffs" 2>/dev/null && umount "$work/bpffs"
 	rm -rf "$work" "$sock" "$fault"
 }
@@ -247,6 +250,80 @@ ipt $B -Z INPUT
 check "-Z zeroes the live counters" test "$(rule_pkts $B INPUT 2)" = 0
 udp_ok $A 10.251.2.1 6000 $B
 check "counting restarts after -Z" test "$(rule_pkts $B INPUT 2)" = 1
+
+# Teardown: a namespace whose only reference besides bpfilter is a socket
+# held by a process outside it stays enforced; when that process exits the
+# namespace is released and dies (its veth peer in A goes with it).
+X=${tag}_x
+ip netns add $X
+ip -n $X link set lo up
+ip link add "${tag}x" type veth peer name "${tag}ax"
+ip link set "${tag}x" netns $X
+ip link set "${tag}ax" netns $A
+ip -n $X addr add 10.251.3.1/24 dev "${tag}x"
+ip -n $A addr add 10.251.3.2/24 dev "${tag}ax"
+ip -n $X link set "${tag}x" up
+ip -n $A link set "${tag}ax" up
+ipt $X -A INPUT -p udp --dport 5010 -j DROP
+# The holder: UDP sockets on 5010 and 5011 created in X, then back in the
+# initial namespace with no file of X open; it logs the port of each
+# datagram it receives.
+$py -c '
+import ctypes, os, select, socket, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+me = os.open("/proc/self/ns/net", os.O_RDONLY)
+x = os.open("/run/netns/" + sys.argv[1], os.O_RDONLY)
+assert libc.setns(x, 0x40000000) == 0
+socks = []
+for p in (5010, 5011):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.bind(("0.0.0.0", p)); socks.append(s)
+assert libc.setns(me, 0x40000000) == 0
+os.close(x); os.close(me)
+log = open(sys.argv[2], "w", buffering=1)
+log.write("ready\n")
+end = time.time() + float(sys.argv[3])
+while time.time() < end and not os.path.exists(sys.argv[4]):
+    r, _, _ = select.select(socks, [], [], 0.2)
+    for s in r:
+        s.recv(100); log.write("%d\n" % s.getsockname()[1])' \
+	$X "$work/holder.log" 60 "$work/holder.stop" &
+holder_pid=$!
+for i in $(seq 50); do grep -q ready "$work/holder.log" 2>/dev/null && break; sleep 0.1; done
+udp_to_x() {
+	ip netns exec $A $py -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.sendto(b"x", ("10.251.3.1", int(sys.argv[1])))' "$1"
+}
+udp_to_x 5010
+udp_to_x 5011
+sleep 0.5
+check "teardown: X drops UDP 5010, delivers 5011 to the outside holder" \
+	test "$(tr '\n' ' ' <"$work/holder.log")" = "ready 5011 "
+ip netns del $X
+# Ticks come every 2 s of idleness: two of them at least.
+sleep 5
+check "teardown: helper logged the socket that keeps X" \
+	grep -q "socket in it: still enforced" "$work/helper.log"
+udp_to_x 5010
+udp_to_x 5011
+sleep 0.5
+check "teardown: X still alive after netns del (veth peer in A)" \
+	sh -c "ip -n $A link show ${tag}ax >/dev/null"
+check "teardown: X still drops UDP 5010 after its name is gone" \
+	test "$(tr '\n' ' ' <"$work/holder.log")" = "ready 5011 5011 "
+touch "$work/holder.stop"
+wait $holder_pid
+holder_pid=
+gone=no
+for i in $(seq 40); do
+	ip -n $A link show "${tag}ax" >/dev/null 2>&1 || { gone=yes; break; }
+	sleep 0.25
+done
+check "teardown: holder gone, X released and dead (veth peer gone)" test $gone = yes
+check "teardown: helper logged the release" \
+	grep -q "nothing but bpfilter keeps it alive: releasing it" "$work/helper.log"
 
 # Helper crash: with a bpffs directory (the module's private bpffs in real
 # life) links, program array and counters are pinned, so the ruleset stays

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Does the caller's network namespace hold any socket (NETLINK_SOCK_DIAG)? */
+#ifndef BPFILTER_SOCKDIAG_H
+#define BPFILTER_SOCKDIAG_H
+
+/*
+ * 1 if the calling thread's network namespace holds a socket other than
+ * the one used to ask (TCP in any state, UDP, UDP-Lite, raw and ping sockets
+ * of IPv4 and IPv6, unix, packet and user netlink sockets, listed or its
+ * sockstat count), 0 if none, -errno if that cannot be known. *what names
+ * the first kind found.
+ */
+int sockdiag_netns_busy(const char **what);
+
+#endif
