@@ -22,9 +22,10 @@ $(BENCH_OUT)/bench-udp: $(BENCH_SRC)/bench_udp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
-$(BENCH_OUT)/bench-prog: $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c $(BENCH_SRC)/shapes.h
+$(BENCH_OUT)/bench-prog: $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c $(BENCH_SRC)/shapes.h \
+		$(SRCTREE)/net/bpfilter/codegen.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -o $@ $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c \
+	$(CC) $(BENCH_CFLAGS) -I$(SRCTREE)/net/bpfilter -o $@ $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c \
 		$$(pkg-config --static --libs libbpf)
 
 bench: helper shim bench-tools

@@ -22,8 +22,8 @@
  * them. So no packet is judged by a mix of rulesets within one traversal,
  * and none by no ruleset.
  *
- * Counters live in a per-CPU array map per table version, one
- * {packets, bytes} slot per entry. After the switch we wait for an RCU
+ * Counters live in a map per table version, one element per CPU with a
+ * {packets, bytes} slot per entry (codegen.h). After the switch we wait for an RCU
  * grace period (membarrier(MEMBARRIER_CMD_GLOBAL)): programs run under RCU,
  * so no run of the old programs is still counting when the old map is read
  * and folded into the model's counters.
@@ -90,6 +90,7 @@ struct bpf_ns {
 	int disp_fd[NF_INET_NUMHOOKS];		/* dispatcher programs */
 	int link_fd[NF_INET_NUMHOOKS];		/* their netfilter links */
 	int prog_fd[NF_INET_NUMHOOKS];		/* ruleset programs now in the slots */
+	int cont_fd[NF_INET_NUMHOOKS];		/* their continuation arrays, or -1 */
 	int counters_fd;			/* counters of @table */
 	const struct table *table;		/* the table these objects enforce */
 	bool attached;
@@ -158,6 +159,7 @@ static struct bpf_ns *bns_new(struct bpf_global *g)
 		b->disp_fd[h] = -1;
 		b->link_fd[h] = -1;
 		b->prog_fd[h] = -1;
+		b->cont_fd[h] = -1;
 	}
 	g->users++;
 	return b;
@@ -173,6 +175,7 @@ static void bns_free(struct bpf_global *g, struct bpf_ns *b)
 		close_fd(&b->link_fd[h]);
 		close_fd(&b->disp_fd[h]);
 		close_fd(&b->prog_fd[h]);
+		close_fd(&b->cont_fd[h]);
 	}
 	close_fd(&b->progs_fd);
 	close_fd(&b->counters_fd);
@@ -249,46 +252,47 @@ static bool fault_injected(void)
 	return f && *f && !access(f, F_OK);
 }
 
-/* Generate and load the program of @hook of @t. Returns an fd or -errno. */
+/*
+ * Generate and load the programs of @hook of @t (more than one, chained by
+ * tail calls through *@cont_fd, for long chains). Returns the first
+ * program's fd or -errno.
+ */
 static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struct table *t,
-			  unsigned int hook, int counters_fd, int progs_fd)
+			  unsigned int hook, int counters_fd, int progs_fd, int *cont_fd,
+			  struct cg_hook_load *total)
 {
-	struct codegen cg;
+	struct cg_hook_load l = {
+		.bi = &g->bi, .counters_fd = counters_fd, .progs_fd = progs_fd,
+		.fold_min = CG_FOLD_MIN, .seg_insns = CG_SEG_INSNS,
+		.inject_fault = fault_injected(),
+	};
 	char name[16];
-	int fd, err;
+	int fd;
 
 	snprintf(name, sizeof(name), "bpf_flt_%s", codegen_hook_name(hook));
-	codegen_init(&cg, &g->bi);
-	cg.inject_fault = fault_injected();
-	err = codegen_hook(&cg, t, hook);
-	if (err) {
-		if (err == -EOPNOTSUPP && cg.err_rule != UINT32_MAX)
-			bf_err(ctx, "bpf: %s: rule %u has no BPF translation (unsupported target "
-			       "or match)", name, cg.err_rule);
-		else
-			bf_err(ctx, "bpf: %s: code generation failed: %d", name, err);
-		goto out;
-	}
-	err = codegen_finalize(&cg, counters_fd, progs_fd);
-	if (err) {
-		bf_err(ctx, "bpf: %s: fixups failed: %d", name, err);
-		goto out;
-	}
 	if (!g->log)
 		g->log = malloc(VERIFIER_LOG_SIZE);
-	fd = codegen_load(&cg, name, g->log, g->log ? VERIFIER_LOG_SIZE : 0);
-	if (fd < 0) {
-		bf_err(ctx, "bpf: %s: %u instructions rejected: %d", name, cg.len, fd);
-		if (g->log)
-			log_verifier(ctx, name, g->log);
-		err = load_errno(fd);
-		goto out;
+	l.log = g->log;
+	l.log_size = g->log ? VERIFIER_LOG_SIZE : 0;
+	fd = codegen_load_hook(&l, t, hook, name);
+	*cont_fd = l.cont_fd;
+	total->nsegs += l.nsegs;
+	total->insns += l.insns;
+	total->nsets += l.nsets;
+	if (fd >= 0) {
+		bf_dbg(ctx, "bpf: %s: loaded, %u instructions in %u program(s), %u folded runs",
+		       name, l.insns, l.nsegs, l.nsets);
+		return fd;
 	}
-	bf_dbg(ctx, "bpf: %s: loaded, %u instructions", name, cg.len);
-	err = fd;
-out:
-	codegen_free(&cg);
-	return err;
+	if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX)
+		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (unsupported target or match)",
+		       name, l.err_rule);
+	else
+		bf_err(ctx, "bpf: %s: %s failed in program %u of the chain (%u instructions so "
+		       "far): %d", name, l.err_stage ?: "?", l.nsegs - 1, l.insns, fd);
+	if (l.err_stage && !strcmp(l.err_stage, "verifier") && g->log)
+		log_verifier(ctx, name, g->log);
+	return l.err_stage && !strcmp(l.err_stage, "verifier") ? load_errno(fd) : fd;
 }
 
 /* Open the network namespace of process @pid, checking it is namespace @ino: fd or -errno. */
@@ -422,33 +426,6 @@ static void wait_old_runs(struct context *ctx)
 			-errno);
 }
 
-/* Add the per-CPU sums of counters map @fd to out[0 .. n - 1]. */
-static int sum_counters(int fd, uint32_t n, struct xt_counters *out)
-{
-	int ncpus = libbpf_num_possible_cpus();
-	struct xt_counters *v;
-	uint32_t i;
-	int c, err = 0;
-
-	if (ncpus <= 0)
-		return ncpus ? ncpus : -EINVAL;
-	v = calloc(ncpus, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		if (bpf_map_lookup_elem(fd, &i, v)) {
-			err = -errno;
-			break;
-		}
-		for (c = 0; c < ncpus; c++) {
-			out[i].pcnt += v[c].pcnt;
-			out[i].bcnt += v[c].bcnt;
-		}
-	}
-	free(v);
-	return err;
-}
-
 static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b);
 
 /* False (with the reason logged) if tables cannot be enforced here. */
@@ -480,7 +457,8 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 			  struct table *new_table, struct table *old_table, int counters_fd)
 {
 	int new_prog[NF_INET_NUMHOOKS] = { -1, -1, -1, -1, -1 };
-	LIBBPF_OPTS(bpf_map_create_opts, mopts);
+	int new_cont[NF_INET_NUMHOOKS] = { -1, -1, -1, -1, -1 };
+	struct cg_hook_load total = {};
 	struct bpf_ns *b = ns->backend_priv;
 	unsigned int i, swapped = 0;
 	int err;
@@ -504,12 +482,9 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 		}
 	}
 	if (counters_fd < 0)
-		counters_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "bpf_flt_cnt",
-					     sizeof(uint32_t), sizeof(struct xt_counters),
-					     new_table->num_entries ? new_table->num_entries : 1,
-					     &mopts);
+		counters_fd = codegen_counters_create(new_table->num_entries);
 	if (counters_fd < 0) {
-		err = -errno;
+		err = counters_fd;
 		bf_err(ctx, "bpf: netns %u: counters map (%u entries): %d", ns->ino,
 		       new_table->num_entries, err);
 		goto fail;
@@ -521,7 +496,8 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 
 		if (!(new_table->valid_hooks & (1u << h)))
 			continue;
-		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd);
+		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, &new_cont[h],
+				     &total);
 		if (err < 0)
 			goto fail;
 		new_prog[h] = err;
@@ -554,7 +530,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	if (b->counters_fd >= 0 && b->table == old_table && old_table) {
 		struct xt_counters *c = calloc(old_table->num_entries + 1, sizeof(*c));
 
-		if (c && !sum_counters(b->counters_fd, old_table->num_entries, c)) {
+		if (c && !codegen_counters_sum(b->counters_fd, old_table->num_entries, c)) {
 			bf_dbg(ctx, "bpf: netns %u: folding the live counters of %u entries",
 			       ns->ino, old_table->num_entries);
 			for (i = 0; i < old_table->num_entries; i++) {
@@ -568,14 +544,18 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	}
 	close_fd(&b->counters_fd);
 	b->counters_fd = counters_fd;
+	/* No old run is left (wait_old_runs()): their continuations can go. */
 	for (i = 0; i < NF_INET_NUMHOOKS; i++) {
 		close_fd(&b->prog_fd[i]);
+		close_fd(&b->cont_fd[i]);
 		b->prog_fd[i] = new_prog[i];
+		b->cont_fd[i] = new_cont[i];
 	}
 	b->table = new_table;
 	pin_objects(ctx, ns, b);
-	bf_info(ctx, "bpf: netns %u: table '%s' enforced (%u entries)", ns->ino, new_table->name,
-		new_table->num_entries);
+	bf_info(ctx, "bpf: netns %u: table '%s' enforced (%u entries: %u programs, %u "
+		"instructions, %u folded runs)", ns->ino, new_table->name, new_table->num_entries,
+		total.nsegs, total.insns, total.nsets);
 	return 0;
 
 rollback:
@@ -596,8 +576,10 @@ rollback:
 		}
 	}
 fail:
-	for (i = 0; i < NF_INET_NUMHOOKS; i++)
+	for (i = 0; i < NF_INET_NUMHOOKS; i++) {
 		close_fd(&new_prog[i]);
+		close_fd(&new_cont[i]);
+	}
 	close_fd(&counters_fd);
 	if (!b->attached && b->table == NULL) {
 		ns->backend_priv = NULL;
@@ -630,7 +612,7 @@ static int bpf_read_counters(struct context *ctx, struct netns *ns, const struct
 
 	if (!b || b->table != t || b->counters_fd < 0)
 		return 0;
-	err = sum_counters(b->counters_fd, t->num_entries, out);
+	err = codegen_counters_sum(b->counters_fd, t->num_entries, out);
 	if (err)
 		bf_err(ctx, "bpf: netns %u: reading counters: %d", ns->ino, err);
 	return err;
@@ -655,6 +637,7 @@ static uint64_t table_id(const struct table *t)
 }
 
 static const char *const link_pins[] = { "link_in", "link_fwd", "link_out" };
+static const char *const cont_pins[] = { "cont_in", "cont_fwd", "cont_out" };
 
 static void pin_one(struct context *ctx, struct netns *ns, int fd, const char *what)
 {
@@ -669,7 +652,9 @@ static void pin_one(struct context *ctx, struct netns *ns, int fd, const char *w
 
 /*
  * Pin what must outlive the helper: links (they hold the dispatchers),
- * the program array (it holds the rulesets) and the counters map.
+ * the program array (it holds the rulesets), the continuation arrays of
+ * long chains (emptied when their last user reference goes) and the
+ * counters map.
  */
 static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 {
@@ -684,6 +669,14 @@ static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 			if (b->link_fd[filter_hooks[i]] >= 0)
 				pin_one(ctx, ns, b->link_fd[filter_hooks[i]], link_pins[i]);
 		b->pinned = true;
+	}
+	for (i = 0; i < NHOOKS; i++) {
+		if (b->cont_fd[filter_hooks[i]] >= 0) {
+			pin_one(ctx, ns, b->cont_fd[filter_hooks[i]], cont_pins[i]);
+		} else {
+			pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
+			unlink(path);
+		}
 	}
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(b->table));
 	if (b->cnt_pin[0] && strcmp(b->cnt_pin, name)) {
@@ -705,6 +698,8 @@ static void unpin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *
 	unlink(path);
 	for (i = 0; i < NHOOKS; i++) {
 		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
+		unlink(path);
+		pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
 		unlink(path);
 	}
 	if (b->cnt_pin[0]) {
@@ -782,6 +777,9 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	for (i = 0; i < NHOOKS; i++) {
 		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
 		b->link_fd[filter_hooks[i]] = bpf_obj_get(path);
+		/* Held until the switch: the pinned programs still tail-call through them. */
+		pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
+		b->cont_fd[filter_hooks[i]] = bpf_obj_get(path);
 	}
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(t));
 	pin_path(ctx, ns->ino, name, path, sizeof(path));
@@ -936,7 +934,7 @@ enum { KEPT_NOT, KEPT_NO_HANDLE, KEPT_NO_ENTRY, KEPT_NO_COUNT, KEPT_SOCKET };
 static bool netns_releasable(struct context *ctx, struct bpf_global *g, struct netns *ns)
 {
 	struct bpf_ns *b = ns->backend_priv;
-	const char *what = NULL;
+	struct sockdiag_hit hit = { 0 };
 	int kept, err = 0;
 
 	if (b->netns_fd < 0) {
@@ -945,7 +943,7 @@ static bool netns_releasable(struct context *ctx, struct bpf_global *g, struct n
 		err = -errno;
 		kept = KEPT_NO_ENTRY;
 	} else {
-		err = sockdiag_netns_busy(&what);
+		err = sockdiag_netns_busy(&hit);
 		leave_netns(ctx, g);
 		kept = err < 0 ? KEPT_NO_COUNT : err ? KEPT_SOCKET : KEPT_NOT;
 	}
@@ -961,11 +959,16 @@ static bool netns_releasable(struct context *ctx, struct bpf_global *g, struct n
 			break;
 		case KEPT_NO_COUNT:
 			bf_warn(ctx, "bpf: netns %u: cannot count its %s sockets (%d): still "
-				"enforced", ns->ino, what ? what : "", err);
+				"enforced", ns->ino, hit.kind ?: "", err);
 			break;
 		case KEPT_SOCKET:
-			bf_info(ctx, "bpf: netns %u: no task, mount or file of it, but a %s socket "
-				"in it: still enforced", ns->ino, what);
+			if (hit.ino)
+				bf_info(ctx, "bpf: netns %u: no task, mount or file of it, but a %s "
+					"socket (protocol %u, port %u, inode %lu) in it: still enforced",
+					ns->ino, hit.kind, hit.protocol, hit.port, hit.ino);
+			else
+				bf_info(ctx, "bpf: netns %u: no task, mount or file of it, but a %s "
+					"socket in it: still enforced", ns->ino, hit.kind);
 			break;
 		}
 	}

@@ -31,6 +31,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "codegen.h"
 #include "match.h"
@@ -63,6 +65,8 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->fold_min = CG_FOLD_MIN;
 	cg->fail_label = CG_NO_LABEL;
 	cg->underflow_label = CG_NO_LABEL;
+	cg->next_rule = UINT32_MAX;
+	cg->cont_fd = -1;
 }
 
 void codegen_free(struct codegen *cg)
@@ -196,8 +200,17 @@ void cg_ja_fail(struct codegen *cg)
 	cg_ja(cg, cg->fail_label);
 }
 
+/* Give back the scratch level taken by the prologue (every exit after it). */
+static void gen_release_level(struct codegen *cg)
+{
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, -1));
+	cg_emit(cg, CG_ATOMIC_ADD64(CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
+}
+
 void cg_exit_verdict(struct codegen *cg, int verdict)
 {
+	if (cg->depth_held)
+		gen_release_level(cg);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, verdict));
 	cg_emit(cg, CG_EXIT());
 }
@@ -269,24 +282,24 @@ static void gen_devname(struct codegen *cg, uint32_t member, int off)
 {
 	const struct btf_info *bi = cg->bi;
 
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, off, 0));
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, off + 8, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, off, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, off + 8, 0));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, member));
 	/* ipt_do_table(): no device is nulldevname, 16 zero bytes. */
 	cg_emit(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 4));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_2, bi->netdev_name));
-	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, off));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_3, off));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_2, bi->netdev_name + 8));
-	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, off + 8));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_3, off + 8));
 }
 
-/* bpf_dynptr_read(r10 + @dst, r2 (set by caller), dynptr, r4 (set by caller), 0) */
+/* bpf_dynptr_read(scratch + @dst, r2 (set by caller), dynptr, r4 (set by caller), 0) */
 static void call_dynptr_read(struct codegen *cg, int dst)
 {
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, dst));
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_DYNPTR));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 0));
 	cg_call_helper(cg, BPF_FUNC_dynptr_read);
 }
@@ -308,38 +321,38 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	int i;
 
 	for (i = 0; i < 32; i += 8)
-		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTSET + i, 0));
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTSET + i, 0));
 	for (i = 0; i < 40; i += 8)
-		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTS + i, 0));
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 3));
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTS + i, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 3));
 	/* r8 == 0 only for first fragments whose header of their protocol was read. */
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, 0, 0), done);
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
 
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 1));
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 1));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 12));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_1, 4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 20, 0), doff_ok);
 	cg_ja(cg, done);
 	cg_place(cg, doff_ok);
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 0));
 	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_1, 20));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, 0, 0), some);
 	cg_ja(cg, done);
 	cg_place(cg, some);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_1));
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_THOFF));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_4, 20));
 	call_dynptr_read(cg, CG_OFF_OPTS);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), read_ok);
-	cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_OPTST, 2));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 2));
 	cg_ja(cg, done);
 	cg_place(cg, read_ok);
 
 	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, BPF_REG_10, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, CG_OFF_L4 + 12));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
 	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
@@ -348,7 +361,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, loop);
 	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), done);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 40, 0), done);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_4, BPF_REG_3, 0));
@@ -360,7 +373,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_5, 6));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_5, 3));
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTSET));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_5));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_5, BPF_REG_3, 0));
@@ -377,7 +390,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_5, 1));
 	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_5, BPF_REG_2, 0), done);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_5, 40, 0), done);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_5));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_4, BPF_REG_3, 0));
@@ -403,20 +416,49 @@ static void gen_prologue(struct codegen *cg)
 		{ IPPROTO_ICMP, 8 },	/* sizeof(struct icmphdr), icmp_match() */
 	};
 	const struct btf_info *bi = cg->bi;
-	uint32_t done, read;
+	uint32_t done, read, level;
 	unsigned int i;
 
 	/* Tests of the load-failure path: a read above the stack frame. */
 	if (cg->inject_fault)
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
-	cg_emit(cg, CG_MOV64_REG(CG_REG_CTX, BPF_REG_1));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CTX, bi->nf_ctx_skb));
+	/* The context is needed again only for a tail call (gen_continue()). */
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_1, CG_STK_CTX));
+
+	/* This CPU's element of the counters map (codegen.h). */
+	cg_call_helper(cg, BPF_FUNC_get_smp_processor_id);
+	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_0, CG_STK_KEY));
+	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_KEY));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	/* Every possible CPU has one; without it nothing could be counted: fail closed. */
+	cg_drop_if(cg, BPF_REG_0, false);
+	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
+	/*
+	 * Take a scratch area: the nesting level on this CPU (a softirq can
+	 * run a hook while a task is inside one) picks one of CG_LEVELS.
+	 */
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
+	cg_emit(cg, CG_ATOMIC_FETCH_ADD64(CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
+	level = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, CG_LEVELS, 0), level);
+	cg->depth_held = true;
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, level);
+	cg_emit(cg, CG_ALU64_IMM(BPF_MUL, BPF_REG_1, CG_SCRATCH_SIZE));
+	cg_emit(cg, CG_MOV64_REG(CG_REG_PKT, CG_REG_CNT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, CG_REG_PKT, CG_CNT_SCRATCH));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, CG_REG_PKT, BPF_REG_1));
+
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_skb));
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_2, BPF_REG_1, bi->skb_len));
-	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_2, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_2, CG_OFF_SKBLEN));
 
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_DYNPTR));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
 	call_kfunc(cg, bi->kf_dynptr_from_skb);
 	/* Cannot see the packet: fail closed (see the top of this file). */
 	cg_drop_if(cg, BPF_REG_0, true);
@@ -427,14 +469,16 @@ static void gen_prologue(struct codegen *cg)
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
 	cg_drop_if(cg, BPF_REG_0, true);
 
-	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, BPF_REG_10, CG_OFF_IPH + 6));
+	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, CG_REG_PKT, CG_OFF_IPH + 6));
 	cg_emit(cg, CG_BE16(CG_REG_FRAG));
 	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_FRAG, 0x1fff));
-	cg_emit(cg, CG_LDX(BPF_B, CG_REG_THOFF, BPF_REG_10, CG_OFF_IPH));
-	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_THOFF, 0x0f));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, CG_REG_THOFF, 2));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, 0x0f));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_THOFF));
 
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CTX, bi->nf_ctx_state));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_state));
 	gen_devname(cg, bi->state_in, CG_OFF_INDEV);
 	gen_devname(cg, bi->state_out, CG_OFF_OUTDEV);
 
@@ -446,16 +490,16 @@ static void gen_prologue(struct codegen *cg)
 	read = cg_new_label(cg);
 	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 1));
 	for (i = 0; i < 3; i++)
-		cg_emit(cg, CG_ST(BPF_DW, BPF_REG_10, CG_OFF_L4 + 8 * i, 0));
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_L4 + 8 * i, 0));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	for (i = 0; i < sizeof(l4) / sizeof(l4[0]); i++) {
 		cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, l4[i].len));
 		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, l4[i].proto, 0), read);
 	}
 	cg_ja(cg, done);
 	cg_place(cg, read);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_THOFF));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
 	call_dynptr_read(cg, CG_OFF_L4);
 	cg_emit(cg, CG_MOV64_REG(CG_REG_L4ERR, BPF_REG_0));
 	cg_place(cg, done);
@@ -468,7 +512,7 @@ static void gen_addr(struct codegen *cg, int off, uint32_t want, uint32_t mask, 
 {
 	if (!want && !mask && !inv)
 		return;
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, off));
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, off));
 	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, (int32_t)mask));
 	cg_jmp_fail(cg, CG_JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, (int32_t)want, 0));
 }
@@ -489,7 +533,7 @@ static void gen_iface(struct codegen *cg, int off, const char *want, const unsig
 	for (i = 0; i < 2; i++) {
 		if (!m[i])
 			continue;
-		cg_emit(cg, CG_LDX(BPF_DW, first ? BPF_REG_1 : BPF_REG_3, BPF_REG_10, off + 8 * i));
+		cg_emit(cg, CG_LDX(BPF_DW, first ? BPF_REG_1 : BPF_REG_3, CG_REG_PKT, off + 8 * i));
 		cg_ld_imm64(cg, BPF_REG_2, w[i]);
 		cg_emit(cg, CG_ALU64_REG(BPF_XOR, first ? BPF_REG_1 : BPF_REG_3, BPF_REG_2));
 		cg_ld_imm64(cg, BPF_REG_2, m[i]);
@@ -511,7 +555,7 @@ static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
 	gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
 	gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask, inv & IPT_INV_VIA_OUT);
 	if (ip->proto) {
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 		cg_jmp_fail(cg, CG_JMP_IMM((inv & IPT_INV_PROTO) ? BPF_JEQ : BPF_JNE, BPF_REG_1,
 					   ip->proto, 0));
 	}
@@ -523,35 +567,89 @@ static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
 		cg_ja_fail(cg);
 }
 
-/* +1 packet, +skb->len bytes to the rule whose index is at CG_OFF_KEY. */
-static void gen_counter_key(struct codegen *cg)
+/* +1 packet, +skb->len bytes to the counters at r1 + @off (ADD_COUNTER in ipt_do_table()). */
+static void gen_count_at(struct codegen *cg, int16_t off)
 {
-	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_KEY));
-	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
-	/*
-	 * A per-CPU array slot below max_entries always exists; if it did not,
-	 * the rule could not be accounted: fail closed.
-	 */
-	cg_drop_if(cg, BPF_REG_0, false);
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
-	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_0, BPF_REG_1, 0));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_OFF_SKBLEN));
-	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_0, BPF_REG_1, 8));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 1));
+	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_1, BPF_REG_2, off));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, CG_REG_PKT, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_1, BPF_REG_2, off + 8));
 }
 
-/* Counters: +1 packet, +skb->len bytes to rule @index (ADD_COUNTER in ipt_do_table()). */
+/* Count a match of rule @index: its slot in this CPU's counters (codegen.h). */
 static void gen_counter(struct codegen *cg, uint32_t index)
 {
-	cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, CG_OFF_KEY, (int32_t)index));
-	gen_counter_key(cg);
+	uint32_t off = CG_CNT_RULES + index * 16;
+
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
+	if (off + 8 > SHRT_MAX) {
+		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)off));
+		off = 0;
+	}
+	gen_count_at(cg, (int16_t)off);
 }
 
 void cg_counter_reg(struct codegen *cg, int reg)
 {
-	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, reg, CG_OFF_KEY));
-	gen_counter_key(cg);
+	uint32_t ok = cg_new_label(cg);
+
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, reg));
+	/*
+	 * Set values are rule indexes of this table; the bound also lets the
+	 * verifier check the access. Anything else cannot be counted: drop.
+	 */
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_3, (int32_t)cg->table->num_entries, 0), ok);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, ok);
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_3, 4));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_3));
+	gen_count_at(cg, CG_CNT_RULES);
+}
+
+int codegen_counters_create(uint32_t num_entries)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	if (!num_entries || num_entries > CG_CNT_MAX_ENTRIES)
+		return -E2BIG;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_cnt", sizeof(uint32_t),
+			    CG_CNT_RULES + num_entries * sizeof(struct xt_counters), ncpus, NULL);
+	return fd < 0 ? -errno : fd;
+}
+
+int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
+{
+	int ncpus = libbpf_num_possible_cpus(), err = 0;
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), cpu, i;
+	const struct xt_counters *v;
+	unsigned char *val;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	if (bpf_map_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.value_size < CG_CNT_RULES + n * sizeof(*v))
+		return -EINVAL;
+	val = malloc(info.value_size);
+	if (!val)
+		return -ENOMEM;
+	v = (const struct xt_counters *)(val + CG_CNT_RULES);
+	for (cpu = 0; cpu < (uint32_t)ncpus && !err; cpu++) {
+		if (bpf_map_lookup_elem(fd, &cpu, val)) {
+			err = -errno;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			out[i].pcnt += v[i].pcnt;
+			out[i].bcnt += v[i].bcnt;
+		}
+	}
+	free(val);
+	return err;
 }
 
 static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start);
@@ -722,6 +820,42 @@ static int gen_folded_run(struct codegen *cg, struct cg_walk *w, uint32_t i, uin
 	return cg->err;
 }
 
+/*
+ * End the segment before rule @i of the built-in chain? Only between its
+ * own rules (depth 1, empty jump stack), never before the first one, once
+ * the program or its map budget is big enough.
+ */
+static bool seg_cut_here(const struct codegen *cg, const struct cg_walk *w, uint32_t start,
+			 uint32_t i)
+{
+	if (!cg->seg_insns || cg->depth != 1 || w->nframes || w->in_underflow || i == start)
+		return false;
+	return cg->len >= cg->seg_insns || cg->nsets + 2 > CG_MAX_SETS;
+}
+
+/*
+ * Continue with rule @i in the next segment: tail call slot segment + 1 of
+ * the continuation array. It cannot fail while the array is held (see
+ * codegen_load_hook()); if it did, NF_DROP (fail closed).
+ */
+static void gen_continue(struct codegen *cg, uint32_t i)
+{
+	if (cg->segment + 1 >= CG_MAX_SEGS) {
+		set_err(cg, -E2BIG);
+		return;
+	}
+	cg->next_rule = i;
+	/* The next segment takes its own level; ours is given back first. */
+	gen_release_level(cg);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+	ld_map(cg, BPF_REG_2, CG_FIX_MAP_CONT);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, cg->segment + 1));
+	cg_call_helper(cg, BPF_FUNC_tail_call);
+	cg->depth_held = false;
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg->depth_held = true;
+}
+
 /* Entries from @start on, as ipt_do_table() walks them, until control cannot fall through. */
 static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
 {
@@ -747,6 +881,10 @@ static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
 		if (i >= t->num_entries) {
 			/* Ran off the end: mark_source_chains() rejects that. */
 			cg_exit_verdict(cg, CG_NF_DROP);
+			break;
+		}
+		if (seg_cut_here(cg, w, start, i)) {
+			gen_continue(cg, i);
 			break;
 		}
 		run = cg_run_length(cg, i);
@@ -793,6 +931,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	cg->table = t;
 	cg->hook = hook;
 	cg->err_rule = UINT32_MAX;
+	cg->next_rule = UINT32_MAX;
 	cg->stacksize = table_stacksize(t);
 	cg->need_tcpopt = table_needs_tcpopt(t);
 	w.frames = calloc(cg->stacksize + 1, sizeof(*w.frames));
@@ -800,8 +939,12 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 		return -ENOMEM;
 	cg->underflow_label = cg_new_label(cg);
 
+	if (!cg->segment)
+		cg->seg_first = t->hook_rule[hook];
+	else if (cg->seg_first >= t->num_entries)
+		return -EINVAL;
 	gen_prologue(cg);
-	err = gen_seq(cg, &w, t->hook_rule[hook]);
+	err = gen_seq(cg, &w, cg->seg_first);
 	if (err)
 		goto out;
 	/* RETURN with an empty stack: continue at the hook's underflow entry. */
@@ -868,8 +1011,10 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 			break;
 		case CG_FIX_MAP_COUNTERS:
 		case CG_FIX_MAP_PROGS:
+		case CG_FIX_MAP_CONT:
 			insn->src_reg = BPF_PSEUDO_MAP_FD;
-			insn->imm = f->kind == CG_FIX_MAP_COUNTERS ? counters_fd : progs_fd;
+			insn->imm = f->kind == CG_FIX_MAP_COUNTERS ? counters_fd :
+				    f->kind == CG_FIX_MAP_PROGS ? progs_fd : cg->cont_fd;
 			if (insn->imm < 0)
 				return -EBADF;
 			break;
@@ -898,5 +1043,89 @@ int codegen_load(const struct codegen *cg, const char *name, char *log, size_t l
 	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
 	if (fd >= 0)
 		return fd;
+	return err;
+}
+
+/* Name of segment @seg of a hook whose first program is @name ("bpf_flt_INPUT"). */
+static void segment_name(char *buf, size_t len, const char *name, uint32_t seg)
+{
+	const char *hook = strrchr(name, '_');
+
+	if (!seg)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "bflt_%.7s_%u", hook ? hook + 1 : name, seg % CG_MAX_SEGS);
+}
+
+int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned int hook,
+		      const char *name)
+{
+	uint32_t start = 0, seg;
+	struct codegen cg;
+	int first = -1, fd, err = 0;
+	char sname[16];
+
+	l->cont_fd = -1;
+	l->nsegs = l->insns = l->nsets = 0;
+	l->err_rule = UINT32_MAX;
+	l->err_stage = NULL;
+	for (seg = 0; seg < CG_MAX_SEGS; seg++) {
+		codegen_init(&cg, l->bi);
+		cg.fold_min = l->fold_min;
+		cg.seg_insns = l->seg_insns;
+		cg.segment = seg;
+		cg.seg_first = start;
+		cg.inject_fault = l->inject_fault && !seg;
+		cg.cont_fd = l->cont_fd;
+		l->err_stage = "generation";
+		err = codegen_hook(&cg, t, hook);
+		l->nsegs++;
+		l->insns += cg.len;
+		l->err_rule = cg.err_rule;
+		if (!err && cg.next_rule != UINT32_MAX && l->cont_fd < 0) {
+			/* Only now do we know it takes more than one program. */
+			l->err_stage = "continuation";
+			l->cont_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "bpf_flt_cont",
+						    sizeof(uint32_t), sizeof(uint32_t),
+						    CG_MAX_SEGS, NULL);
+			err = l->cont_fd < 0 ? -errno : 0;
+			cg.cont_fd = l->cont_fd;
+		}
+		if (!err) {
+			l->err_stage = "fixups";
+			err = codegen_finalize(&cg, l->counters_fd, l->progs_fd);
+		}
+		l->nsets += cg.nsets;
+		if (!err) {
+			l->err_stage = "verifier";
+			segment_name(sname, sizeof(sname), name, seg);
+			fd = codegen_load(&cg, sname, l->log, l->log_size);
+			err = fd < 0 ? fd : 0;
+		}
+		if (!err && seg) {
+			l->err_stage = "continuation";
+			if (bpf_map_update_elem(l->cont_fd, &seg, &fd, BPF_ANY))
+				err = -errno;
+			/* The array holds the program now. */
+			close(fd);
+		} else if (!err) {
+			first = fd;
+		}
+		start = cg.next_rule;
+		codegen_free(&cg);
+		if (err || start == UINT32_MAX)
+			break;
+	}
+	if (!err && start != UINT32_MAX)
+		err = -E2BIG;	/* gen_continue() refuses to go past CG_MAX_SEGS */
+	if (!err) {
+		l->err_stage = NULL;
+		return first;
+	}
+	if (first >= 0)
+		close(first);
+	if (l->cont_fd >= 0)
+		close(l->cont_fd);
+	l->cont_fd = -1;
 	return err;
 }

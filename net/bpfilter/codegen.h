@@ -4,24 +4,28 @@
  * table into a BPF_PROG_TYPE_NETFILTER program that judges packets exactly
  * as ipt_do_table() does.
  *
- * Pipeline (codegen_hook()): prologue (packet context on the stack), the
- * rules from the hook's entry point in blob order with user chains inlined
- * at each call site and runs of similar rules folded into map lookups
- * (codegen_set.c), the hook's underflow (policy) block, then one pass of
- * fixups (codegen_finalize()): jumps to labels and map file descriptors.
+ * Pipeline (codegen_hook()): prologue (packet context into a scratch area),
+ * the rules from the hook's entry point in blob order with user chains
+ * inlined at each call site and runs of similar rules folded into map
+ * lookups (codegen_set.c), the hook's underflow (policy) block, then one
+ * pass of fixups (codegen_finalize()): jumps to labels and map file
+ * descriptors.
  *
- * Register and stack convention of generated code, relied on by every
- * match generator:
- *   r6  struct bpf_nf_ctx * (the program's context)
- *   r7  fragment offset: ntohs(iph->frag_off) & IP_OFFSET
+ * Register convention of generated code, relied on by every match
+ * generator:
+ *   r6  scratch area of this run (CG_OFF_*): the packet context
+ *   r7  this CPU's element of the counters map (CG_CNT_*)
  *   r8  0 if the transport header of the packet's protocol (tcp 20, udp 8,
  *       icmp 8 bytes) was copied to CG_OFF_L4, non-zero if the packet is too
  *       short for it (ip_tables: skb_header_pointer() == NULL => hotdrop)
- *   r9  transport header offset: iph->ihl * 4
+ *   r9  fragment offset: ntohs(iph->frag_off) & IP_OFFSET
  *   r0-r5 scratch, clobbered by calls.
- * All packet data is copied to the stack, so every register at a rule
- * boundary is a scalar: the verifier prunes states there and big tables
- * verify in linear time.
+ * Rules never touch the stack: packet data is in the scratch area, a map
+ * value. Every register at a rule boundary is then a scalar or one of
+ * those two pointers, the verifier prunes states there, and its stack
+ * liveness analysis (a pass over the whole program each time a new stack
+ * access is seen, Linux 6.18) has nothing to redo rule after rule: big
+ * tables verify in linear time.
  */
 #ifndef NET_BPFILTER_CODEGEN_H
 #define NET_BPFILTER_CODEGEN_H
@@ -37,23 +41,52 @@ struct table;
 struct rule;
 struct match;
 
-/* Stack slots (offsets from r10) filled by the prologue. */
-#define CG_OFF_DYNPTR	(-16)	/* struct bpf_dynptr over the skb, 16 bytes */
-#define CG_OFF_IPH	(-40)	/* copy of the IPv4 header, 20 bytes */
-#define CG_OFF_L4	(-64)	/* copy of the transport header, up to 20 bytes */
-#define CG_OFF_INDEV	(-80)	/* state->in->name or 16 zero bytes */
-#define CG_OFF_OUTDEV	(-96)	/* state->out->name or 16 zero bytes */
-#define CG_OFF_SKBLEN	(-104)	/* skb->len as u64, what ip_tables counts */
-#define CG_OFF_KEY	(-112)	/* u32 scratch: map keys */
-#define CG_OFF_OPTS	(-152)	/* 40 bytes: copy of the TCP options */
-#define CG_OFF_OPTSET	(-184)	/* 256 bits: option kinds tcp_find_option() would see */
-#define CG_OFF_OPTST	(-192)	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
-#define CG_OFF_SETKEY	(-208)	/* 16 bytes: key of a rule-run set lookup */
+/* Scratch area slots (offsets from r6) filled by the prologue. */
+#define CG_OFF_IPH	0	/* copy of the IPv4 header, 20 bytes */
+#define CG_OFF_L4	24	/* copy of the transport header, up to 20 bytes */
+#define CG_OFF_INDEV	48	/* state->in->name or 16 zero bytes */
+#define CG_OFF_OUTDEV	64	/* state->out->name or 16 zero bytes */
+#define CG_OFF_SKBLEN	80	/* skb->len as u64, what ip_tables counts */
+#define CG_OFF_THOFF	88	/* u64: transport header offset, iph->ihl * 4 */
+#define CG_OFF_OPTS	96	/* 40 bytes: copy of the TCP options */
+#define CG_OFF_OPTSET	136	/* 256 bits: option kinds tcp_find_option() would see */
+#define CG_OFF_OPTST	168	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
+#define CG_OFF_SETKEY	176	/* 16 bytes: key of a rule-run set lookup */
+#define CG_SCRATCH_SIZE	256
 
-#define CG_REG_CTX	BPF_REG_6
-#define CG_REG_FRAG	BPF_REG_7
+/* Stack slots (offsets from r10), used by the prologue and tail calls only. */
+#define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
+#define CG_STK_DYNPTR	(-24)	/* struct bpf_dynptr over the skb, 16 bytes */
+#define CG_STK_KEY	(-32)	/* u32: key of the counters map lookup */
+
+#define CG_REG_PKT	BPF_REG_6
+#define CG_REG_CNT	BPF_REG_7
 #define CG_REG_L4ERR	BPF_REG_8
-#define CG_REG_THOFF	BPF_REG_9
+#define CG_REG_FRAG	BPF_REG_9
+
+/*
+ * Rule counters: a BPF_MAP_TYPE_ARRAY with one element per possible CPU
+ * (key: CPU number). An element holds the CPU's nesting depth, its scratch
+ * areas (one per nesting level: a softirq can run a hook while a task is
+ * inside one on the same CPU; deeper runs drop, fail closed) and a struct
+ * xt_counters per entry of the table. The prologue looks the element up
+ * once; a rule then counts with two atomic adds at a constant offset and no
+ * helper call (each inlined lookup would be a patch that moves all the
+ * program's branches: verification turned quadratic). An element is at
+ * most KMALLOC_MAX_SIZE (4 MiB).
+ */
+#define CG_LEVELS		4
+#define CG_CNT_DEPTH		0	/* u64: scratch levels in use */
+#define CG_CNT_SCRATCH		8	/* CG_LEVELS scratch areas */
+#define CG_CNT_RULES		(CG_CNT_SCRATCH + CG_LEVELS * CG_SCRATCH_SIZE)
+#define CG_CNT_MAX_ENTRIES	(((4u << 20) - CG_CNT_RULES) / 16)
+
+struct xt_counters;
+
+/* A counters map for @num_entries entries: fd or -errno (-E2BIG past CG_CNT_MAX_ENTRIES). */
+int codegen_counters_create(uint32_t num_entries);
+/* Add every CPU's counters of entries 0 .. @n - 1 of map @fd to @out: 0 or -errno. */
+int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out);
 
 /* Largest program we generate: the kernel's limit for privileged loads. */
 #define CG_MAX_INSNS	1000000
@@ -68,7 +101,20 @@ enum cg_fixup_kind {
 	CG_FIX_MAP_COUNTERS,	/* ld_imm64: fd of the counters map */
 	CG_FIX_MAP_PROGS,	/* ld_imm64: fd of the dispatcher's program array */
 	CG_FIX_MAP_SET,		/* ld_imm64: fd of set number .label (struct cg_set) */
+	CG_FIX_MAP_CONT,	/* ld_imm64: fd of the hook's continuation prog array */
 };
+
+/*
+ * Long chains are cut into segments: programs of about CG_SEG_INSNS
+ * instructions, each ending in a tail call to the next one through a
+ * continuation prog array (slot = segment number). Cuts fall only between
+ * rules of the built-in chain, where ip_tables' jump stack is empty, so a
+ * segment restarts from the packet alone. The verifier's per-program budget
+ * (1M processed instructions) is then never approached, whatever the table.
+ * A packet may take at most 33 tail calls; the dispatcher uses one.
+ */
+#define CG_SEG_INSNS	65536
+#define CG_MAX_SEGS	32
 
 /* Runs of at least this many similar rules become one map lookup (0: never). */
 #define CG_FOLD_MIN	4
@@ -137,8 +183,14 @@ struct codegen {
 	uint32_t depth;		/* C recursion depth of inlining, bounded */
 	bool fail_used;		/* a jump to fail_label was emitted */
 	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
+	bool depth_held;	/* past the prologue's level: exits give it back */
 	bool need_tcpopt;	/* some rule has --tcp-option: the prologue walks options */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
+	uint32_t seg_insns;	/* cut into segments past this size; 0: one program */
+	uint32_t seg_first;	/* built-in chain rule this segment starts at */
+	uint32_t segment;	/* number of this segment, 0 for the first */
+	uint32_t next_rule;	/* out: rule the next segment starts at, or UINT32_MAX */
+	int cont_fd;		/* continuation prog array (CG_FIX_MAP_CONT), or -1 */
 	struct cg_set *sets;	/* maps of folded rule runs */
 	uint32_t nsets, sets_cap;
 };
@@ -172,11 +224,41 @@ void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm);
 void cg_call_helper(struct codegen *cg, int id);
 
 /*
- * Generate the program for built-in chain @hook (NF_INET_*) of @t: 0 or
- * -errno (-EOPNOTSUPP for a rule that has no BPF translation, -E2BIG past
- * CG_MAX_INSNS). Map fds are fixups resolved by codegen_finalize().
+ * Generate the program for built-in chain @hook (NF_INET_*) of @t, from
+ * cg->seg_first if cg->segment > 0: 0 or -errno (-EOPNOTSUPP for a rule
+ * that has no BPF translation, -E2BIG past CG_MAX_INSNS). With
+ * cg->seg_insns set it may stop early: then cg->next_rule says where the
+ * next segment starts. Map fds are fixups resolved by codegen_finalize().
  */
 int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
+
+/* Loading a whole hook, every segment of it (codegen_load_hook()). */
+struct cg_hook_load {
+	const struct btf_info *bi;
+	int counters_fd, progs_fd;
+	uint32_t fold_min;	/* as struct codegen */
+	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
+	bool inject_fault;
+	char *log;		/* the verifier's log on a failed load, may be NULL */
+	size_t log_size;
+	/* Results, also on failure: */
+	int cont_fd;		/* continuation prog array, -1 if one program sufficed */
+	uint32_t nsegs;		/* programs generated */
+	uint32_t insns;		/* instructions in all of them */
+	uint32_t nsets;		/* folded runs in all of them */
+	uint32_t err_rule;	/* a rule without a BPF translation, or UINT32_MAX */
+	const char *err_stage;	/* "generation", "fixups", "verifier", "continuation" */
+};
+
+/*
+ * Generate, finalize and load every segment of @hook of @t, the first one
+ * named @name: the first program's fd, or -errno with @l's results saying
+ * where it failed. Later segments are held by l->cont_fd, which the caller
+ * owns and must keep open (or pinned) as long as the first program is used:
+ * a prog array whose last user reference goes away is emptied.
+ */
+int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned int hook,
+		      const char *name);
 /* The fixed dispatcher of @hook: tail call into slot @hook of the prog array, else NF_DROP. */
 int codegen_dispatcher(struct codegen *cg, unsigned int hook);
 /*
@@ -226,6 +308,8 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_STX(sz, d, s, o)	CG_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_ST(sz, d, o, i)	CG_INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
 #define CG_ATOMIC_ADD64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
+#define CG_ATOMIC_FETCH_ADD64(d, s, o) \
+	CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD | BPF_FETCH)
 #define CG_JMP_IMM(op, d, i, o)	CG_INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
 #define CG_JMP_REG(op, d, s, o)	CG_INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
 #define CG_JMP32_IMM(op, d, i, o) CG_INSN(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)

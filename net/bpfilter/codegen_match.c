@@ -51,7 +51,7 @@ static void gen_ports(struct codegen *cg, int off, uint16_t min, uint16_t max, b
 
 	if (min == 0 && max == 0xffff && !inv)
 		return;
-	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + off));
+	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + off));
 	cg_emit(cg, CG_BE16(BPF_REG_1));
 	if (!inv) {
 		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, min, 0));
@@ -72,9 +72,9 @@ static void gen_ports(struct codegen *cg, int off, uint16_t min, uint16_t max, b
  */
 static void gen_tcp_option(struct codegen *cg, uint8_t option, bool inv)
 {
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_OFF_OPTST));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_PKT, CG_OFF_OPTST));
 	cg_drop_if(cg, BPF_REG_1, true);
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_OFF_OPTSET + 8 * (option / 64)));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_PKT, CG_OFF_OPTSET + 8 * (option / 64)));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_1, option % 64));
 	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, 1));
 	/* found: match iff !invert; not found: match iff invert. */
@@ -92,7 +92,7 @@ int codegen_tcp_gen(struct codegen *cg, const struct rule *rule, const struct ma
 	gen_ports(cg, 2, tcp->dpts[0], tcp->dpts[1], tcp->invflags & XT_TCP_INV_DSTPT);
 	/* NF_INVF(XT_TCP_INV_FLAGS, (th[13] & flg_mask) == flg_cmp) must hold. */
 	if (tcp->flg_mask || tcp->flg_cmp || (tcp->invflags & XT_TCP_INV_FLAGS)) {
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 13));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 13));
 		cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, tcp->flg_mask));
 		cg_jmp_fail(cg, CG_JMP_IMM((tcp->invflags & XT_TCP_INV_FLAGS) ? BPF_JEQ : BPF_JNE,
 					   BPF_REG_1, tcp->flg_cmp, 0));
@@ -130,17 +130,17 @@ int codegen_icmp_gen(struct codegen *cg, const struct rule *rule, const struct m
 		return cg->err;
 	}
 	if (!inv) {
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4));
 		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, icmp->type, 0));
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 1));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 1));
 		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, icmp->code[0], 0));
 		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JGT, BPF_REG_1, icmp->code[1], 0));
 		return cg->err;
 	}
 	ok = cg_new_label(cg);
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, icmp->type, 0), ok);
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 1));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 1));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, icmp->code[0], 0), ok);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JGT, BPF_REG_1, icmp->code[1], 0), ok);
 	cg_ja_fail(cg);

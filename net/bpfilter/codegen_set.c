@@ -264,7 +264,7 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 	addr_off = CG_OFF_IPH + (it.shape.addr == 2 ? 16 : 12);
 	if (it.shape.proto) {
 		/* ip_packet_match(): -p. */
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_IPH + 9));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, it.shape.proto, 0), skip);
 		/*
 		 * tcp_mt()/udp_mt() before the ports: a first fragment with its
@@ -306,39 +306,39 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 
 	switch (cg->sets[set].type) {
 	case CG_SET_ADDR_HASH:
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k));
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k));
 		break;
 	case CG_SET_ADDR_LPM:
-		cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, k, 32));
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k + 4));
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 32));
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k + 4));
 		break;
 	case CG_SET_PORT:
 	case CG_SET_PORT_ADDR_HASH:
-		cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 2));
+		cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 2));
 		cg_emit(cg, CG_BE16(BPF_REG_1));
-		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k));
 		if (cg->sets[set].type == CG_SET_PORT)
 			break;
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, k + 4));
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k + 4));
 		break;
 	case CG_SET_PORT_ADDR_LPM:
 		/* prefixlen, port (big endian), address: byte stores keep the stack aligned */
-		cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, k, 48));
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 48));
 		for (b = 0; b < 2; b++) {
-			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, CG_OFF_L4 + 2 + b));
-			cg_emit(cg, CG_STX(BPF_B, BPF_REG_10, BPF_REG_1, k + 4 + b));
+			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 2 + b));
+			cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, k + 4 + b));
 		}
 		for (b = 0; b < 4; b++) {
-			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, BPF_REG_10, addr_off + b));
-			cg_emit(cg, CG_STX(BPF_B, BPF_REG_10, BPF_REG_1, k + 6 + b));
+			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, addr_off + b));
+			cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, k + 6 + b));
 		}
 		break;
 	}
 	cg_ld_set(cg, BPF_REG_1, set);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, k));
 	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
 }

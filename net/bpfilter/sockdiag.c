@@ -7,8 +7,9 @@
  * that socket, so its table must stay enforced.
  *
  * Asked through NETLINK_SOCK_DIAG from inside the namespace (a diag socket
- * only sees the sockets of its own namespace). Kernels built without one of
- * the inet_diag handlers (raw_diag is often missing) answer -ENOENT for it;
+ * only sees the sockets of its own namespace). Kernels without one of the
+ * diag handlers (raw_diag, unix_diag, packet_diag and netlink_diag are
+ * modules on Debian's kernels, often not loaded) answer -ENOENT for it;
  * those kinds, and ping sockets that no diag handler lists, are read from
  * /proc/thread-self/net instead, which also shows the caller's namespace.
  *
@@ -53,33 +54,52 @@ struct diag_query {
 	uint8_t family;
 	uint8_t protocol;	/* inet only */
 	const char *proc[2];	/* /proc/thread-self/net files if the handler is missing */
+	bool pair;		/* inet: proc[] covers the AF_INET6 query that follows too */
 };
 
 static const struct diag_query queries[] = {
-	{ "tcp", AF_INET, IPPROTO_TCP, { "tcp", "tcp6" } },
-	{ "tcp6", AF_INET6, IPPROTO_TCP, { NULL, NULL } },
-	{ "udp", AF_INET, IPPROTO_UDP, { "udp", "udp6" } },
-	{ "udp6", AF_INET6, IPPROTO_UDP, { NULL, NULL } },
-	{ "udplite", AF_INET, IPPROTO_UDPLITE, { "udplite", "udplite6" } },
-	{ "udplite6", AF_INET6, IPPROTO_UDPLITE, { NULL, NULL } },
-	{ "raw", AF_INET, IPPROTO_RAW, { "raw", "raw6" } },
-	{ "raw6", AF_INET6, IPPROTO_RAW, { NULL, NULL } },
-	{ "unix", AF_UNIX, 0, { NULL, NULL } },
-	{ "packet", AF_PACKET, 0, { NULL, NULL } },
-	{ "netlink", AF_NETLINK, 0, { NULL, NULL } },
+	{ "tcp", AF_INET, IPPROTO_TCP, { "tcp", "tcp6" }, true },
+	{ "tcp6", AF_INET6, IPPROTO_TCP, { NULL, NULL }, false },
+	{ "udp", AF_INET, IPPROTO_UDP, { "udp", "udp6" }, true },
+	{ "udp6", AF_INET6, IPPROTO_UDP, { NULL, NULL }, false },
+	{ "udplite", AF_INET, IPPROTO_UDPLITE, { "udplite", "udplite6" }, true },
+	{ "udplite6", AF_INET6, IPPROTO_UDPLITE, { NULL, NULL }, false },
+	{ "raw", AF_INET, IPPROTO_RAW, { "raw", "raw6" }, true },
+	{ "raw6", AF_INET6, IPPROTO_RAW, { NULL, NULL }, false },
+	{ "unix", AF_UNIX, 0, { "unix", NULL }, false },
+	{ "packet", AF_PACKET, 0, { "packet", NULL }, false },
+	{ "netlink", AF_NETLINK, 0, { "netlink", NULL }, false },
 };
 
 /* Ping sockets: no diag handler lists them. */
 static const char *const proc_only[] = { "icmp", "icmp6" };
 
 /*
- * Any entry in /proc/thread-self/net/@name (the caller's namespace)? 1, 0,
+ * A line of /proc/net/netlink that is a user's socket: not a kernel socket
+ * (port id 0 once bound: kernel sockets, or unbound ones, which the
+ * sockstat count covers) and not our own census socket (inode @self_ino).
+ */
+static bool netlink_user_line(const char *line, uint32_t self_ino, struct sockdiag_hit *hit)
+{
+	/*
+	 * sk Eth Pid Groups Rmem Wmem Dump Locks Drops Inode; sk is a hashed
+	 * pointer, "(____ptrval____)" until the kernel has entropy.
+	 */
+	if (sscanf(line, "%*s %u %u %*x %*d %*d %*d %*d %*u %lu", &hit->protocol, &hit->port,
+		   &hit->ino) != 3)
+		return true;	/* unparsable: count it, fail closed */
+	return hit->port && hit->ino != self_ino;
+}
+
+/*
+ * Any socket in /proc/thread-self/net/@name (the caller's namespace)? 1, 0,
  * or -errno; a file that does not exist means a kind this kernel lacks: 0.
  */
-static int proc_busy(const char *name)
+static int proc_busy(const char *name, uint32_t self_ino, struct sockdiag_hit *hit)
 {
+	bool netlink = !strcmp(name, "netlink"), header = true;
 	char path[64], line[512];
-	int lines = 0, err;
+	int busy = 0, err;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/thread-self/net/%s", name);
@@ -89,11 +109,15 @@ static int proc_busy(const char *name)
 		return err == -ENOENT ? 0 : err;
 	}
 	/* A header line, then one line per socket. */
-	while (lines < 2 && fgets(line, sizeof(line), f))
-		lines++;
+	while (!busy && fgets(line, sizeof(line), f)) {
+		if (header)
+			header = false;
+		else
+			busy = !netlink || netlink_user_line(line, self_ino, hit);
+	}
 	err = ferror(f) ? -EIO : 0;
 	fclose(f);
-	return err ? err : lines > 1;
+	return err ? err : busy;
 }
 
 /* Sockets holding a reference on the caller's namespace ("sockets: used"), or -errno. */
@@ -164,7 +188,8 @@ static size_t build_request(const struct diag_query *q, uint32_t seq, void *buf)
 }
 
 /* Is the socket described by @nlh one that keeps the namespace alive? */
-static bool counts(const struct diag_query *q, const struct nlmsghdr *nlh, uint32_t self_ino)
+static bool counts(const struct diag_query *q, const struct nlmsghdr *nlh, uint32_t self_ino,
+		   struct sockdiag_hit *hit)
 {
 	const struct netlink_diag_msg *m = NLMSG_DATA(nlh);
 
@@ -172,12 +197,16 @@ static bool counts(const struct diag_query *q, const struct nlmsghdr *nlh, uint3
 		return true;
 	if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof(*m)))
 		return false;
+	hit->protocol = m->ndiag_protocol;
+	hit->port = m->ndiag_portid;
+	hit->ino = m->ndiag_ino;
 	/* Our own diag socket, and the kernel's sockets (port 0), which hold no reference. */
 	return m->ndiag_ino != self_ino && m->ndiag_portid != 0;
 }
 
 /* Run query @q on diag socket @fd: 1 if a socket was listed, 0 if none, -errno. */
-static int diag_query(int fd, uint32_t self_ino, const struct diag_query *q, uint32_t seq)
+static int diag_query(int fd, uint32_t self_ino, const struct diag_query *q, uint32_t seq,
+		      struct sockdiag_hit *hit)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	uint64_t req[16] = { 0 };
@@ -216,21 +245,21 @@ static int diag_query(int fd, uint32_t self_ino, const struct diag_query *q, uin
 				return 0;
 			}
 			/* One socket is enough: the caller closes @fd, ending the dump. */
-			if (nlh->nlmsg_type == SOCK_DIAG_BY_FAMILY && counts(q, nlh, self_ino))
+			if (nlh->nlmsg_type == SOCK_DIAG_BY_FAMILY && counts(q, nlh, self_ino, hit))
 				return 1;
 		}
 	}
 	return -E2BIG;
 }
 
-int sockdiag_netns_busy(const char **what)
+int sockdiag_netns_busy(struct sockdiag_hit *hit)
 {
 	struct timeval tv = { .tv_sec = 2 };
 	struct stat st;
 	unsigned int i, k;
 	int fd, ret = 0;
 
-	*what = NULL;
+	*hit = (struct sockdiag_hit){ 0 };
 	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (fd < 0)
 		return -errno;
@@ -241,30 +270,31 @@ int sockdiag_netns_busy(const char **what)
 	for (i = 0; i < sizeof(queries) / sizeof(queries[0]) && !ret; i++) {
 		const struct diag_query *q = &queries[i];
 
-		*what = q->what;
-		ret = diag_query(fd, st.st_ino, q, i + 1);
-		/* No handler in this kernel for an inet protocol: procfs lists both families. */
+		hit->kind = q->what;
+		ret = diag_query(fd, st.st_ino, q, i + 1, hit);
+		/* No handler for it in this kernel: procfs lists the same sockets. */
 		if (ret == -ENOENT && q->proc[0]) {
-			for (k = 0, ret = 0; k < 2 && !ret; k++)
-				ret = proc_busy(q->proc[k]);
-			i++;	/* the AF_INET6 query that follows has no handler either */
+			for (k = 0, ret = 0; k < 2 && q->proc[k] && !ret; k++)
+				ret = proc_busy(q->proc[k], st.st_ino, hit);
+			if (q->pair)
+				i++;	/* the AF_INET6 query that follows has no handler either */
 		} else if (ret == -ENOENT && q->family == AF_INET6) {
-			ret = proc_busy(queries[i - 1].proc[1]);
+			ret = proc_busy(queries[i - 1].proc[1], st.st_ino, hit);
 		}
 	}
 	for (k = 0; k < sizeof(proc_only) / sizeof(proc_only[0]) && !ret; k++) {
-		*what = proc_only[k];
-		ret = proc_busy(proc_only[k]);
+		hit->kind = proc_only[k];
+		ret = proc_busy(proc_only[k], st.st_ino, hit);
 	}
 	if (!ret) {
 		/* Unhashed sockets; ours (@fd) is the one expected. */
-		*what = "unbound";
+		hit->kind = "unbound";
 		ret = sockets_used();
 		if (ret >= 0)
 			ret = ret > 1;
 	}
 	if (!ret)
-		*what = NULL;
+		hit->kind = NULL;
 out:
 	close(fd);
 	return ret;

@@ -36,6 +36,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "codegen.h"	/* the counters map layout */
 #include "shapes.h"
 
 #define MAX_OBJS	256
@@ -61,6 +62,7 @@ struct bench {
 	int run_fd;		/* program test-run */
 	char run_name[BPF_OBJ_NAME_LEN];
 	int counters_fd;	/* "bpf_flt_cnt", or -1 */
+	uint32_t counters_size;	/* its value size */
 	int ncpus;
 };
 
@@ -175,11 +177,14 @@ static void list_maps(struct bench *b)
 		}
 		printf("map: id=%u name=%s type=%u key=%u value=%u max_entries=%u\n", info.id,
 		       info.name, info.type, info.key_size, info.value_size, info.max_entries);
-		if (!strcmp(info.name, "bpf_flt_cnt") && info.type == BPF_MAP_TYPE_PERCPU_ARRAY &&
-		    info.value_size == 16 && b->counters_fd < 0)
+		/* codegen.h: one element per CPU, a header then 16 bytes per entry. */
+		if (!strcmp(info.name, "bpf_flt_cnt") && info.type == BPF_MAP_TYPE_ARRAY &&
+		    info.value_size > CG_CNT_RULES && b->counters_fd < 0) {
 			b->counters_fd = fd;
-		else
+			b->counters_size = info.value_size;
+		} else {
 			close(fd);
+		}
 	}
 }
 
@@ -187,20 +192,22 @@ static void list_maps(struct bench *b)
 static int read_count(struct bench *b, uint32_t entry, uint64_t *pkts)
 {
 	uint64_t *vals;
-	int i, err;
+	uint32_t cpu;
+	int err = 0;
 
-	vals = calloc(b->ncpus, 16);
+	if (CG_CNT_RULES + (entry + 1) * 16 > b->counters_size)
+		return -EINVAL;
+	vals = malloc(b->counters_size);
 	if (!vals)
 		return -ENOMEM;
-	err = bpf_map_lookup_elem(b->counters_fd, &entry, vals);
-	if (err) {
-		err = -errno;
-		goto out;
-	}
 	*pkts = 0;
-	for (i = 0; i < b->ncpus; i++)
-		*pkts += vals[2 * i];
-out:
+	for (cpu = 0; cpu < (uint32_t)b->ncpus; cpu++) {
+		if (bpf_map_lookup_elem(b->counters_fd, &cpu, vals)) {
+			err = -errno;
+			break;
+		}
+		*pkts += vals[CG_CNT_RULES / 8 + 2 * entry];
+	}
 	free(vals);
 	return err;
 }

@@ -39,7 +39,7 @@
 /* ---- blob builder ---- */
 
 struct tb {
-	unsigned char blob[8 << 20];
+	unsigned char blob[24 << 20];	/* 100k rules */
 	uint32_t size, n, cur;
 	uint32_t valid_hooks;
 	uint32_t hook_entry[NF_INET_NUMHOOKS], underflow[NF_INET_NUMHOOKS];
@@ -256,9 +256,13 @@ FIXTURE(cg) {
 	struct table *t;
 	int prog_fd;
 	int cnt_fd;
+	int cont_fd;		/* continuation array of a segmented build */
 	unsigned int hook;
-	unsigned int insns;
+	unsigned int insns;	/* in all segments */
+	unsigned int nsegs;
+	unsigned int nsets;	/* folded runs in all segments */
 	uint32_t fold_min;
+	uint32_t seg_insns;	/* 0: one program */
 };
 
 FIXTURE_SETUP(cg)
@@ -269,6 +273,7 @@ FIXTURE_SETUP(cg)
 	ASSERT_NE(NULL, self->tb);
 	self->prog_fd = -1;
 	self->cnt_fd = -1;
+	self->cont_fd = -1;
 	self->fold_min = CG_FOLD_MIN;
 }
 
@@ -278,18 +283,60 @@ FIXTURE_TEARDOWN(cg)
 		close(self->prog_fd);
 	if (self->cnt_fd >= 0)
 		close(self->cnt_fd);
+	if (self->cont_fd >= 0)
+		close(self->cont_fd);
 	table_free(self->t);
 	free(self->tb);
 	context_fini(&self->ctx);
 }
 
-/* Finish the table, validate it, compile and load the program of @hook: 0 or -errno. */
+/*
+ * Compile and load @hook of self->t (every segment) with @fold_min and
+ * @seg_insns into *@prog_fd, a fresh counters map *@cnt_fd and *@cont_fd.
+ * 0 or -errno; self->insns and self->nsegs say what was generated.
+ */
+static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold_min,
+			uint32_t seg_insns, int *prog_fd, int *cnt_fd, int *cont_fd)
+{
+	static char log[1 << 22];
+	struct cg_hook_load l = {
+		.bi = &self->bi, .progs_fd = -1, .fold_min = fold_min, .seg_insns = seg_insns,
+		.log = log, .log_size = sizeof(log),
+	};
+	int err;
+
+	*prog_fd = *cont_fd = -1;
+	*cnt_fd = codegen_counters_create(self->t->num_entries);
+	if (*cnt_fd < 0)
+		return *cnt_fd;
+	l.counters_fd = *cnt_fd;
+	log[0] = '\0';
+	err = codegen_load_hook(&l, self->t, hook, "test_codegen");
+	self->insns = l.insns;
+	self->nsegs = l.nsegs;
+	self->nsets = l.nsets;
+	if (err < 0) {
+		size_t n = strlen(log);
+		FILE *f = fopen("/tmp/test_codegen.verifier.log", "w");
+
+		if (f) {
+			fputs(log, f);
+			fclose(f);
+		}
+		fprintf(stderr, "# load failed in %s: %d (%u insns, %u segments): %s\n",
+			l.err_stage ?: "?", err, l.insns, l.nsegs, n > 3000 ? log + n - 3000 : log);
+		return err;
+	}
+	*prog_fd = err;
+	*cont_fd = l.cont_fd;
+	return 0;
+}
+
+/* Finish the table, validate it, compile and load the program(s) of @hook: 0 or -errno. */
 static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
 		      unsigned int hook)
 {
-	static char log[1 << 22];
 	struct ipt_replace repl;
-	struct codegen cg;
 	int err;
 
 	err = tb_finish(self->tb, &repl);
@@ -300,37 +347,9 @@ static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
 		TH_LOG("table_from_replace: %d", err);
 		return err;
 	}
-	self->cnt_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_cnt", 4,
-				      sizeof(struct xt_counters), self->t->num_entries, NULL);
-	if (self->cnt_fd < 0)
-		return -errno;
-	codegen_init(&cg, &self->bi);
-	cg.fold_min = self->fold_min;
-	err = codegen_hook(&cg, self->t, hook);
-	if (!err)
-		err = codegen_finalize(&cg, self->cnt_fd, -1);
-	if (!err) {
-		err = codegen_load(&cg, "test_codegen", log, sizeof(log));
-		if (err < 0) {
-			size_t l = strlen(log);
-			FILE *f = fopen("/tmp/test_codegen.verifier.log", "w");
-
-			if (f) {
-				fputs(log, f);
-				fclose(f);
-			}
-
-			TH_LOG("load failed %d (%u insns): %s", err, cg.len,
-			       l > 3000 ? log + l - 3000 : log);
-		} else {
-			self->prog_fd = err;
-			err = 0;
-		}
-	}
-	self->insns = cg.len;
 	self->hook = hook;
-	codegen_free(&cg);
-	return err;
+	return load_variant(self, hook, self->fold_min, self->seg_insns, &self->prog_fd,
+			    &self->cnt_fd, &self->cont_fd);
 }
 
 #define BUILD(hook) ASSERT_EQ(0, build_hook(_metadata, self, hook))
@@ -363,15 +382,15 @@ static int run(FIXTURE_DATA(cg) *self, const struct pkt *p)
 /* Summed counters of entry @i. */
 static struct xt_counters cnt(FIXTURE_DATA(cg) *self, uint32_t i)
 {
-	struct xt_counters sum = {}, v[512];
-	int c, n = libbpf_num_possible_cpus();
+	struct xt_counters *all = calloc(self->t->num_entries, sizeof(*all)), sum;
 
-	if (n > 512 || bpf_map_lookup_elem(self->cnt_fd, &i, v))
+	if (!all || i >= self->t->num_entries ||
+	    codegen_counters_sum(self->cnt_fd, self->t->num_entries, all)) {
+		free(all);
 		return (struct xt_counters){ ~0ull, ~0ull };
-	for (c = 0; c < n; c++) {
-		sum.pcnt += v[c].pcnt;
-		sum.bcnt += v[c].bcnt;
 	}
+	sum = all[i];
+	free(all);
 	return sum;
 }
 
@@ -1204,36 +1223,6 @@ TEST_F(cg, deep_nesting)
 
 /* ---- folding runs of similar rules into map lookups (codegen_set.c) ---- */
 
-/* Load @hook of the finished table in @self->t with folding threshold @fold_min. */
-static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold_min,
-			int *prog_fd, int *cnt_fd, unsigned int *insns, unsigned int *nsets)
-{
-	struct codegen cg;
-	int err;
-
-	*cnt_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "test_cnt", 4,
-				 sizeof(struct xt_counters), self->t->num_entries, NULL);
-	if (*cnt_fd < 0)
-		return -errno;
-	codegen_init(&cg, &self->bi);
-	cg.fold_min = fold_min;
-	err = codegen_hook(&cg, self->t, hook);
-	if (!err)
-		err = codegen_finalize(&cg, *cnt_fd, -1);
-	if (!err)
-		err = codegen_load(&cg, "test_fold", NULL, 0);
-	if (err < 0 && getenv("CG_DEBUG"))
-		fprintf(stderr, "load_variant fold %u: %d (%u insns, %u sets)\n", fold_min, err,
-			cg.len, cg.nsets);
-	*insns = cg.len;
-	*nsets = cg.nsets;
-	codegen_free(&cg);
-	if (err < 0)
-		return err;
-	*prog_fd = err;
-	return 0;
-}
-
 static void add_addr(struct tb *tb, bool dst, const char *a, int plen, int verdict)
 {
 	struct ipt_ip ip = {};
@@ -1354,6 +1343,134 @@ static const char *rand_addr(unsigned int *seed, char *buf)
 	return buf;
 }
 
+/* A random OUTPUT table full of runs of similar rules, and a user chain: self->t. */
+static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
+{
+	static const int verdicts[] = { V_DROP, V_ACCEPT, V_RETURN };
+	static const int plens[] = { 8, 16, 24, 30, 32, 32 };
+	struct ipt_replace repl;
+	int group, i, err;
+	char a[32];
+
+	tb_begin_output(self->tb);
+	for (group = 0; group < 12; group++) {
+		int kind = rand_r(seed) % 8, len = 1 + rand_r(seed) % 10;
+		int v = verdicts[rand_r(seed) % 3];
+
+		for (i = 0; i < len; i++) {
+			uint16_t lo = rand_r(seed) % 24, hi = lo + (rand_r(seed) % 4 ? 0 :
+								    rand_r(seed) % 5);
+			switch (kind) {
+			case 0:
+			case 1:
+				add_addr(self->tb, kind, rand_addr(seed, a), plens[rand_r(seed) % 6], v);
+				break;
+			case 2:
+				add_tcp(self->tb, 0, 0xffff, lo, hi, 0, 0, 0, 0, v);
+				break;
+			case 3:
+				add_udp(self->tb, 0, 0xffff, lo, hi, 0, v);
+				break;
+			case 4:
+				add_icmp(self->tb, 8, 0, 0xff, false, v);
+				break;
+			case 6:
+			case 7:
+				add_l4_addr(self->tb, kind == 6 ? IPPROTO_TCP : IPPROTO_UDP, group & 1,
+					    rand_addr(seed, a), plens[rand_r(seed) % 6], lo, hi, v);
+				break;
+			default:
+				/* a rule that only counts, breaking runs */
+				tb_rule(self->tb, NULL);
+				tb_jump(self->tb, "sub", false);
+				break;
+			}
+		}
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, rand_r(seed) % 2 ? V_ACCEPT : V_DROP);
+	tb_chain(self->tb, "sub");
+	for (i = 0; i < 6; i++)
+		add_addr(self->tb, true, rand_addr(seed, a), plens[rand_r(seed) % 6],
+			 verdicts[rand_r(seed) % 2 + 1]);
+	for (i = 0; i < 5; i++)
+		add_udp(self->tb, 0, 0xffff, i, i, 0, V_RETURN);
+	tb_chain_end(self->tb);
+
+	err = tb_finish(self->tb, &repl);
+	if (err)
+		return err;
+	table_free(self->t);
+	self->t = NULL;
+	return table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t);
+}
+
+/* How a table is built: folding threshold and segment size (0: one program). */
+struct variant {
+	uint32_t fold_min, seg_insns;
+	unsigned int insns, nsegs, nsets;
+};
+
+/*
+ * Build self->t's OUTPUT both ways, send the same 60 random packets through
+ * both, and expect the same verdicts and the same counters for every rule.
+ */
+static void compare_variants(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
+			     unsigned int *seed, struct variant v[2], unsigned long *packets)
+{
+	int prog[2] = { -1, -1 }, cfd[2] = { -1, -1 }, cont[2] = { -1, -1 };
+	int i, j, k;
+
+	self->hook = NF_INET_LOCAL_OUT;
+	for (j = 0; j < 2; j++) {
+		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, v[j].fold_min, v[j].seg_insns,
+					  &prog[j], &cfd[j], &cont[j]));
+		v[j].insns = self->insns;
+		v[j].nsegs = self->nsegs;
+		v[j].nsets = self->nsets;
+	}
+	for (k = 0; k < 60; k++) {
+		static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+		char s[32], d[32];
+		struct pkt p;
+		int r[2];
+
+		pkt_ip(&p, protos[rand_r(seed) % 3], rand_addr(seed, s), rand_addr(seed, d), 0, 20);
+		p.d[20] = 0;
+		p.d[21] = rand_r(seed) % 6;
+		p.d[22] = 0;
+		p.d[23] = rand_r(seed) % 26;
+		p.d[32] = 5 << 4;
+		if (!(rand_r(seed) % 8))
+			p.d[7] = rand_r(seed) % 3;
+		if (!(rand_r(seed) % 10))
+			p.len = 20 + rand_r(seed) % 20;
+		for (j = 0; j < 2; j++) {
+			self->prog_fd = prog[j];
+			r[j] = run(self, &p);
+		}
+		EXPECT_EQ(r[0], r[1]);
+		(*packets)++;
+	}
+	for (i = 0; i < (int)self->t->num_entries; i++) {
+		struct xt_counters c[2];
+
+		for (j = 0; j < 2; j++) {
+			self->cnt_fd = cfd[j];
+			c[j] = cnt(self, i);
+		}
+		EXPECT_EQ(c[0].pcnt, c[1].pcnt);
+		EXPECT_EQ(c[0].bcnt, c[1].bcnt);
+	}
+	self->prog_fd = -1;
+	self->cnt_fd = -1;
+	for (j = 0; j < 2; j++) {
+		close(prog[j]);
+		close(cfd[j]);
+		if (cont[j] >= 0)
+			close(cont[j]);
+	}
+}
+
 /*
  * Folded and unfolded programs of random tables full of runs judge random
  * packets identically, counters included. The unfolded code generator is
@@ -1361,11 +1478,8 @@ static const char *rand_addr(unsigned int *seed, char *buf)
  */
 TEST_F(cg, fold_equals_unfolded)
 {
-	static const int verdicts[] = { V_DROP, V_ACCEPT, V_RETURN };
-	static const int plens[] = { 8, 16, 24, 30, 32, 32 };
-	unsigned int seed = 42, round, rounds = 40, insns[2], nsets[2];
+	unsigned int seed = 42, round, rounds = 40;
 	unsigned long packets = 0, folded_sets = 0;
-	char a[32];
 
 	/* CG_FOLD_ROUNDS=n for a longer run. */
 	if (getenv("CG_FOLD_ROUNDS"))
@@ -1373,112 +1487,101 @@ TEST_F(cg, fold_equals_unfolded)
 	if (getenv("CG_FOLD_SEED"))
 		seed = atoi(getenv("CG_FOLD_SEED"));
 	for (round = 0; round < rounds; round++) {
-		int prog[2], cfd[2], seg, i, k;
+		struct variant v[2] = { { .fold_min = 0 }, { .fold_min = 2 } };
 
-		tb_begin_output(self->tb);
-		for (seg = 0; seg < 12; seg++) {
-			int kind = rand_r(&seed) % 8, len = 1 + rand_r(&seed) % 10;
-			int v = verdicts[rand_r(&seed) % 3];
-
-			for (i = 0; i < len; i++) {
-				uint16_t lo = rand_r(&seed) % 24, hi = lo + (rand_r(&seed) % 4 ? 0 :
-									    rand_r(&seed) % 5);
-				switch (kind) {
-				case 0:
-				case 1:
-					add_addr(self->tb, kind, rand_addr(&seed, a),
-						 plens[rand_r(&seed) % 6], v);
-					break;
-				case 2:
-					add_tcp(self->tb, 0, 0xffff, lo, hi, 0, 0, 0, 0, v);
-					break;
-				case 3:
-					add_udp(self->tb, 0, 0xffff, lo, hi, 0, v);
-					break;
-				case 4:
-					add_icmp(self->tb, 8, 0, 0xff, false, v);
-					break;
-				case 6:
-				case 7:
-					add_l4_addr(self->tb, kind == 6 ? IPPROTO_TCP : IPPROTO_UDP,
-						    seg & 1, rand_addr(&seed, a),
-						    plens[rand_r(&seed) % 6], lo, hi, v);
-					break;
-				default:
-					/* a rule that only counts, breaking runs */
-					tb_rule(self->tb, NULL);
-					tb_jump(self->tb, "sub", false);
-					break;
-				}
-			}
-		}
-		tb_policy(self->tb, NF_INET_LOCAL_OUT, rand_r(&seed) % 2 ? V_ACCEPT : V_DROP);
-		tb_chain(self->tb, "sub");
-		for (i = 0; i < 6; i++)
-			add_addr(self->tb, true, rand_addr(&seed, a), plens[rand_r(&seed) % 6],
-				 verdicts[rand_r(&seed) % 2 + 1]);
-		for (i = 0; i < 5; i++)
-			add_udp(self->tb, 0, 0xffff, i, i, 0, V_RETURN);
-		tb_chain_end(self->tb);
-
-		{
-			struct ipt_replace repl;
-
-			ASSERT_EQ(0, tb_finish(self->tb, &repl));
-			table_free(self->t);
-			self->t = NULL;
-			ASSERT_EQ(0, table_from_replace(&self->ctx, &repl, self->tb->blob,
-							&self->t));
-		}
-		self->hook = NF_INET_LOCAL_OUT;
-		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, 0, &prog[0], &cfd[0],
-					  &insns[0], &nsets[0]));
-		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, 2, &prog[1], &cfd[1],
-					  &insns[1], &nsets[1]));
-		folded_sets += nsets[1];
-		for (k = 0; k < 60; k++) {
-			static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
-			char s[32], d[32];
-			struct pkt p;
-			int r[2], j;
-
-			pkt_ip(&p, protos[rand_r(&seed) % 3], rand_addr(&seed, s),
-			       rand_addr(&seed, d), 0, 20);
-			p.d[20] = 0;
-			p.d[21] = rand_r(&seed) % 6;
-			p.d[22] = 0;
-			p.d[23] = rand_r(&seed) % 26;
-			p.d[32] = 5 << 4;
-			if (!(rand_r(&seed) % 8))
-				p.d[7] = rand_r(&seed) % 3;
-			if (!(rand_r(&seed) % 10))
-				p.len = 20 + rand_r(&seed) % 20;
-			for (j = 0; j < 2; j++) {
-				self->prog_fd = prog[j];
-				r[j] = run(self, &p);
-			}
-			EXPECT_EQ(r[0], r[1]);
-			packets++;
-		}
-		for (i = 0; i < (int)self->t->num_entries; i++) {
-			struct xt_counters c[2];
-
-			for (k = 0; k < 2; k++) {
-				self->cnt_fd = cfd[k];
-				c[k] = cnt(self, i);
-			}
-			EXPECT_EQ(c[0].pcnt, c[1].pcnt);
-			EXPECT_EQ(c[0].bcnt, c[1].bcnt);
-		}
-		self->prog_fd = -1;
-		self->cnt_fd = -1;
-		for (k = 0; k < 2; k++) {
-			close(prog[k]);
-			close(cfd[k]);
-		}
+		ASSERT_EQ(0, random_run_table(self, &seed));
+		compare_variants(_metadata, self, &seed, v, &packets);
+		EXPECT_EQ(0, v[0].nsets);
+		folded_sets += v[1].nsets;
 	}
 	TH_LOG("%lu packets, %lu folded runs", packets, folded_sets);
 	EXPECT_LT(40, folded_sets);
+}
+
+/*
+ * A chain cut into segments (tail calls between programs, a fresh prologue
+ * in each) judges and counts exactly as one program, folded or not, with
+ * user chains, RETURNs and policies on both sides of every cut.
+ */
+TEST_F(cg, segments_equal_one_program)
+{
+	unsigned int seed = 7, round, rounds = 30;
+	unsigned long packets = 0, segs = 0;
+
+	for (round = 0; round < rounds; round++) {
+		struct variant v[2] = {
+			{ .fold_min = round % 2 ? 2 : 0 },
+			{ .fold_min = round % 2 ? 2 : 0, .seg_insns = 150 + round * 10 },
+		};
+
+		ASSERT_EQ(0, random_run_table(self, &seed));
+		compare_variants(_metadata, self, &seed, v, &packets);
+		EXPECT_EQ(1, v[0].nsegs);
+		segs += v[1].nsegs;
+	}
+	TH_LOG("%lu packets, %lu segments in %u tables", packets, segs, rounds);
+	EXPECT_LT(3 * rounds, segs);
+}
+
+/* More segments than tail calls allow: a clear -E2BIG, nothing loaded. */
+TEST_F(cg, segments_past_the_tail_call_limit)
+{
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 400; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.0.%d.%d", i / 256, i % 256);
+		add_addr(self->tb, i % 2, a, 32, i % 3 ? V_DROP : V_ACCEPT);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	self->fold_min = 0;
+	self->seg_insns = 80;
+	EXPECT_EQ(-E2BIG, build_hook(_metadata, self, NF_INET_LOCAL_OUT));
+	EXPECT_EQ(-1, self->prog_fd);
+	EXPECT_EQ(-1, self->cont_fd);
+}
+
+/*
+ * 100k rules that fold into nothing (source and destination rules
+ * alternate, so every run has length 1): segments keep each program far
+ * from the verifier's limits; the last rule and the policy still count.
+ */
+TEST_F(cg, segments_100k_unfoldable)
+{
+	const int n = 100000;
+	struct pkt p;
+	char a[32];
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "10.%d.%d.%d", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+		add_addr(self->tb, i % 2, a, 32, i % 2 ? V_ACCEPT : V_DROP);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	self->seg_insns = CG_SEG_INSNS;
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions in %u programs", self->insns, self->nsegs);
+	EXPECT_LT(1, self->nsegs);
+	EXPECT_GE(CG_MAX_SEGS, self->nsegs);
+	/* Rule n - 2 (even: -s 10.1.134.158 -j DROP) is near the end of the last segment. */
+	pkt_ip(&p, 99, "10.1.134.158", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + n - 2, 1, 24);
+	/* Rule n - 1: -d 10.1.134.159 -j ACCEPT. */
+	pkt_ip(&p, 99, "1.1.1.1", "10.1.134.159", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + n - 1, 1, 24);
+	/* Neither: the policy, counted after the last rule. */
+	pkt_ip(&p, 99, "1.1.1.1", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + n, 1, 24);
+	/* A rule early in the first segment. */
+	pkt_ip(&p, 99, "10.0.0.2", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 2, 1, 24);
 }
 
 /* Per-source services with mixed prefixes: first match with port and address. */
@@ -1512,7 +1615,7 @@ TEST_F(cg, fold_port_and_prefix)
 	EXPECT_CNT(OUT0 + 5, 1, 28);
 }
 
-/* A 20k-rule blocklist: one lookup, constant size. */
+/* A 100k-rule blocklist: one lookup, constant size. */
 TEST_F(cg, fold_100k_blocklist)
 {
 	char a[32];
@@ -1520,7 +1623,7 @@ TEST_F(cg, fold_100k_blocklist)
 	int i;
 
 	tb_begin_output(self->tb);
-	for (i = 0; i < 20000; i++) {
+	for (i = 0; i < 100000; i++) {
 		snprintf(a, sizeof(a), "10.%d.%d.%d", (i >> 16) & 255, (i >> 8) & 255, i & 255);
 		add_addr(self->tb, false, a, 32, V_DROP);
 	}
@@ -1531,7 +1634,10 @@ TEST_F(cg, fold_100k_blocklist)
 	pkt_ip(&p, 99, "10.0.78.31", "1.1.1.1", 0, 4);
 	EXPECT_PKT(NF_DROP, &p);
 	EXPECT_CNT(OUT0 + 78 * 256 + 31, 1, 24);
-	pkt_ip(&p, 99, "10.1.78.31", "1.1.1.1", 0, 4);
+	pkt_ip(&p, 99, "10.1.134.159", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 99999, 1, 24);
+	pkt_ip(&p, 99, "10.1.134.160", "1.1.1.1", 0, 4);
 	EXPECT_PKT(NF_ACCEPT, &p);
 }
 

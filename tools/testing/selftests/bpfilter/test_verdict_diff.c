@@ -140,6 +140,20 @@ struct side {
 	int obs_fwd;			/* packet socket in S: forwarded by T */
 };
 
+/*
+ * A packet shape aimed at one rule of a large ruleset, so that its packets
+ * hit rules deep in folded runs instead of only the policy.
+ */
+struct vd_aim {
+	uint32_t src, dst;	/* network order; 0: as generated */
+	int dport;		/* -1: as generated */
+	uint8_t proto;		/* 0: as generated */
+	int path;		/* enum path; -1: as generated */
+};
+
+#define VD_MAX_AIMS	96
+#define VD_BIG_RULESET	(64 * 1024)	/* bytes of restore input printed in full */
+
 struct vd {
 	struct rng rng;
 	struct side side[2];
@@ -155,6 +169,10 @@ struct vd {
 	uint16_t ports[16];		/* ports the ruleset mentions */
 	unsigned int nports;
 	uint16_t ip_id;			/* unique id of each packet, never 0 */
+	unsigned int npackets;		/* packets of the current ruleset */
+	struct vd_aim aims[VD_MAX_AIMS];	/* large rulesets only */
+	unsigned int naims;
+	unsigned int hit_rules;		/* rules ip_tables counted, last ruleset */
 	unsigned long outcomes[5];	/* ip_tables side */
 	unsigned long shown;
 	int log_fd;			/* helper's stderr */
@@ -319,6 +337,7 @@ static void gen_ruleset(struct vd *v)
 
 	v->rules.len = 0;
 	v->nports = 0;
+	v->naims = 0;
 	v->nchains = rnd(&v->rng, 5);
 	bprintf(&v->rules, "*filter\n");
 	for (c = 0; c < 3; c++)
@@ -357,7 +376,7 @@ static void gen_edit(struct vd *v)
 	char name[16];
 
 	v->edit.len = 0;
-	v->edit_at = rnd(&v->rng, run->per_ruleset);
+	v->edit_at = rnd(&v->rng, v->npackets);
 	switch (rnd(&v->rng, 8)) {
 	case 0:
 	case 1:
@@ -457,10 +476,21 @@ static void gen_packet(struct vd *v, struct pkt *p)
 	unsigned int l4 = 0, hdr, ihl, i, pay = rnd(&v->rng, 24);
 	uint8_t proto = protos[rnd(&v->rng, 10)];
 	uint16_t frag = rnd(&v->rng, 5) ? (rnd(&v->rng, 3) ? 0 : 0x4000) : frags[rnd(&v->rng, 6)];
+	const struct vd_aim *aim = NULL;
 	unsigned char *h = p->d, *t;
 
 	memset(p, 0, sizeof(*p));
 	p->path = rnd(&v->rng, 10) < 4 ? PATH_OUTPUT : rnd(&v->rng, 10) < 7 ? PATH_VD0 : PATH_VD1;
+	/* Without aims the random stream is the one seeds were recorded with. */
+	if (v->naims && rnd(&v->rng, 3)) {
+		aim = &v->aims[rnd(&v->rng, v->naims)];
+		if (aim->proto)
+			proto = aim->proto;
+		if (aim->path >= 0)
+			p->path = aim->path;
+		if (rnd(&v->rng, 4))
+			frag = 0;
+	}
 	/* Rarely a header length other than 20: the transport header moves. */
 	ihl = rnd(&v->rng, 15) ? 5 : rnd(&v->rng, 8);
 	h[0] = 0x40 | ihl;
@@ -483,6 +513,10 @@ static void gen_packet(struct vd *v, struct pkt *p)
 
 		inet_pton(AF_INET, local[rnd(&v->rng, 5)], h + 16);
 	}
+	if (aim && aim->src)
+		memcpy(h + 12, &aim->src, 4);
+	if (aim && aim->dst)
+		memcpy(h + 16, &aim->dst, 4);
 	/* Options: NOPs then EOL, which ip_rcv accepts. */
 	for (i = 20; i < ihl * 4; i++)
 		h[i] = i + 1 < ihl * 4 ? 1 : 0;
@@ -495,6 +529,8 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		l4 = 20 + olen;
 		t[0] = s >> 8;
 		t[1] = s & 0xff;
+		if (aim && aim->dport >= 0)
+			d = aim->dport;
 		t[2] = d >> 8;
 		t[3] = d & 0xff;
 		t[12] = (5 + olen / 4) << 4;
@@ -519,6 +555,8 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		uint16_t s = pkt_port(v), d = pkt_port(v);
 
 		l4 = 8;
+		if (aim && aim->dport >= 0)
+			d = aim->dport;
 		t[0] = s >> 8;
 		t[1] = s & 0xff;
 		t[2] = d >> 8;
@@ -590,6 +628,22 @@ static void print_ruleset(struct vd *v)
 
 	if (!copy)
 		return;
+	if (v->rules.len > VD_BIG_RULESET) {
+		char path[64];
+		FILE *f;
+
+		/* Too long to read as commands: keep it as a restore file. */
+		snprintf(path, sizeof(path), "/tmp/verdict-diff-ruleset-%lu.rules", v->shown);
+		f = fopen(path, "w");
+		if (f) {
+			fwrite(v->rules.p, 1, v->rules.len, f);
+			fclose(f);
+		}
+		report(v, "#   iptables-legacy-restore < %s  (%zu bytes, kept)\n", path,
+		       v->rules.len);
+		free(copy);
+		return;
+	}
 	report(v, "#   iptables-legacy -F; iptables-legacy -X\n");
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] == ':' && sscanf(line, ":%31s %15s", chain, policy) == 2) {
@@ -972,16 +1026,54 @@ static bool apply_edit(struct vd *v, unsigned int round)
 	return rc[0] == rc[1];
 }
 
-/* One ruleset and its packets; the number of mismatches. */
-static unsigned int round_one(struct vd *v, unsigned int round)
+/* The number of rules with non-zero counters in an iptables-save -c dump. */
+static unsigned int count_hit_rules(const struct buf *save)
+{
+	const char *l;
+	unsigned int n = 0;
+
+	for (l = save->p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		if (l[0] == '[' && strncmp(l, "[0:0] -A", 8))
+			n++;
+	return n;
+}
+
+/* Report the first line where two dumps differ (large rulesets). */
+static void report_first_difference(struct vd *v, const struct buf save[2])
+{
+	const char *a = save[0].p ?: "", *b = save[1].p ?: "";
+	unsigned int line = 1;
+	size_t i = 0, start = 0;
+
+	for (; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+	report(v, "# first difference, line %u:\n#   ip_tables: %.*s\n#   bpfilter:  %.*s\n", line,
+	       (int)strcspn(a + start, "\n"), a + start, (int)strcspn(b + start, "\n"), b + start);
+}
+
+/* A random ruleset and maybe an edit (the regular rounds). */
+static void gen_random(struct vd *v)
+{
+	gen_ruleset(v);
+	gen_edit(v);
+}
+
+/*
+ * One ruleset from @gen and v->npackets packets; the number of mismatches.
+ * v->hit_rules says how many rules ip_tables counted.
+ */
+static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(struct vd *v))
 {
 	struct buf save[2] = { { 0 }, { 0 } }, out[2] = { { 0 }, { 0 } };
 	unsigned int i, bad = 0;
 	bool shown = false;
 	int rc[2], s;
 
-	gen_ruleset(v);
-	gen_edit(v);
+	v->hit_rules = 0;
+	gen(v);
 	for (s = 0; s < 2; s++)
 		rc[s] = apply(v, s, &out[s]);
 	if (rc[0] || rc[1]) {
@@ -997,7 +1089,7 @@ static unsigned int round_one(struct vd *v, unsigned int round)
 		goto out;
 	}
 
-	for (i = 0; i < run->per_ruleset; i++) {
+	for (i = 0; i < v->npackets; i++) {
 		enum outcome o[2];
 		struct pkt p;
 
@@ -1036,15 +1128,19 @@ static unsigned int round_one(struct vd *v, unsigned int round)
 		if (v->shown < VD_MAX_SHOWN) {
 			if (!shown)
 				mismatch_header(v, round);
-			report(v, "# ruleset %u: counters differ after its %u packets\n"
-			       "# ip_tables (iptables-legacy-save -c):\n%.*s"
-			       "# bpfilter (iptables-legacy-save -c):\n%.*s", round,
-			       run->per_ruleset, (int)save[0].len, save[0].p ? save[0].p : "",
-			       (int)save[1].len, save[1].p ? save[1].p : "");
+			if (v->rules.len > VD_BIG_RULESET)
+				report_first_difference(v, save);
+			else
+				report(v, "# ruleset %u: counters differ after its %u packets\n"
+				       "# ip_tables (iptables-legacy-save -c):\n%.*s"
+				       "# bpfilter (iptables-legacy-save -c):\n%.*s", round,
+				       v->npackets, (int)save[0].len, save[0].p ? save[0].p : "",
+				       (int)save[1].len, save[1].p ? save[1].p : "");
 			shown = true;
 		}
 	}
-	if (run->verbose && save[0].p)
+	v->hit_rules = count_hit_rules(&save[0]);
+	if (run->verbose && save[0].p && v->rules.len <= VD_BIG_RULESET)
 		printf("%.*s", (int)save[0].len, save[0].p);
 out:
 	if (shown || bad)
@@ -1054,6 +1150,222 @@ out:
 		free(out[s].p);
 	}
 	return bad;
+}
+
+/* Large rulesets (issue 5): big enough to need folding and map lookups. */
+
+static uint32_t ip4(uint32_t host)
+{
+	return htonl(host);
+}
+
+#define IP(a, b, c, d)	(((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+#define IPFMT		"%u.%u.%u.%u"
+#define IPARG(x)	(x) >> 24, ((x) >> 16) & 255, ((x) >> 8) & 255, (x) & 255
+
+static void add_aim(struct vd *v, int path, uint8_t proto, uint32_t src, uint32_t dst, int dport)
+{
+	if (v->naims < VD_MAX_AIMS)
+		v->aims[v->naims++] = (struct vd_aim){
+			.src = src ? ip4(src) : 0, .dst = dst ? ip4(dst) : 0,
+			.dport = dport, .proto = proto, .path = path,
+		};
+}
+
+/* A packet from S into T (INPUT) on either veth, to one of T's addresses. */
+static int in_path(unsigned int k)
+{
+	return k & 1 ? PATH_VD1 : PATH_VD0;
+}
+
+#define T_LOCAL		IP(10, 99, 0, 1)
+#define FWD_DST		IP(172, 16, 5, 5)	/* routed out of vd1 by T */
+
+/*
+ * 100k INPUT rules: /32 source blocklist broken by a /24 ACCEPT every 997
+ * rules (it shadows the /32s after it, so first match and not longest
+ * prefix must win) and a udp rule every 25000; 20k OUTPUT -d rules.
+ */
+static void gen_large_blocklist(struct vd *v)
+{
+	const unsigned int n = 100000, nout = 20000;
+	unsigned int i, k;
+
+	v->rules.len = 0;
+	v->naims = 0;
+	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+		":OUTPUT ACCEPT [0:0]\n");
+	for (i = 0; i < n; i++) {
+		uint32_t a = IP(10, 0, 0, 0) + i;
+
+		if (i % 25000 == 24999)
+			bprintf(&v->rules, "-A INPUT -p udp --dport 53 -j ACCEPT\n");
+		else if (i % 997 == 0)
+			bprintf(&v->rules, "-A INPUT -s " IPFMT "/24 -j ACCEPT\n", IPARG(a & ~255u));
+		else
+			bprintf(&v->rules, "-A INPUT -s " IPFMT " -j DROP\n", IPARG(a));
+	}
+	for (i = 0; i < nout; i++)
+		bprintf(&v->rules, "-A OUTPUT -d " IPFMT " -j DROP\n", IPARG(IP(10, 2, 0, 0) + i));
+	bprintf(&v->rules, "COMMIT\n");
+	for (k = 0; k < 56; k++) {
+		/* Spread over the list, the last rule, and a few just past it. */
+		i = k < 48 ? rnd(&v->rng, n) : k < 52 ? n - 1 : n + k;
+		add_aim(v, in_path(k), k % 3 ? 17 : 0, IP(10, 0, 0, 0) + i, T_LOCAL,
+			k % 5 ? -1 : 53);
+	}
+	for (k = 0; k < 24; k++)
+		add_aim(v, PATH_OUTPUT, 0, 0, IP(10, 2, 0, 0) + rnd(&v->rng, nout + 100), -1);
+	v->edit.len = 0;
+	bprintf(&v->edit, "-I INPUT 1 -s 10.0.0.7 -j ACCEPT");
+	v->edit_at = v->npackets / 2;
+}
+
+/*
+ * 30k INPUT port rules in blocks of 5000: tcp --dport, udp --dport and
+ * source+udp --dport runs, broken every 4000 rules by a port range; DROP
+ * policies; 5000 FORWARD tcp --dport rules.
+ */
+static void gen_large_portlist(struct vd *v)
+{
+	const unsigned int n = 30000, nfwd = 5000;
+	unsigned int i, k;
+
+	v->rules.len = 0;
+	v->naims = 0;
+	bprintf(&v->rules, "*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n"
+		":OUTPUT ACCEPT [0:0]\n");
+	for (i = 0; i < n; i++) {
+		unsigned int port = 1 + (i * 7919u) % 65535;
+
+		if (i % 4000 == 3999)
+			bprintf(&v->rules, "-A INPUT -p tcp --dport %u:%u -j DROP\n", port,
+				port + 500 > 65535 ? 65535 : port + 500);
+		else if ((i / 5000) % 3 == 2)
+			bprintf(&v->rules, "-A INPUT -s 10.%u.0.0/16 -p udp --dport %u -j ACCEPT\n",
+				i % 200, port);
+		else
+			bprintf(&v->rules, "-A INPUT -p %s --dport %u -j ACCEPT\n",
+				(i / 5000) % 3 ? "udp" : "tcp", port);
+	}
+	for (i = 0; i < nfwd; i++)
+		bprintf(&v->rules, "-A FORWARD -p tcp --dport %u -j ACCEPT\n", 1 + i * 3);
+	bprintf(&v->rules, "COMMIT\n");
+	for (k = 0; k < 64; k++) {
+		i = rnd(&v->rng, n);
+		if ((i / 5000) % 3 == 2)
+			add_aim(v, in_path(k), 17, IP(10, i % 200, k, 9), T_LOCAL,
+				1 + (i * 7919u) % 65535);
+		else
+			add_aim(v, in_path(k), (i / 5000) % 3 ? 17 : 6, 0, T_LOCAL,
+				1 + (i * 7919u) % 65535);
+	}
+	for (k = 0; k < 24; k++)
+		add_aim(v, PATH_VD0, 6, 0, FWD_DST, 1 + rnd(&v->rng, nfwd + 10) * 3);
+	v->edit.len = 0;
+	bprintf(&v->edit, "-Z INPUT");
+	v->edit_at = v->npackets / 2;
+}
+
+/*
+ * A 20k-rule server ruleset with user chains: a BLOCK chain used from INPUT
+ * and FORWARD (/32s with a /24 every 32, a RETURN, then -d rules), SERVICES
+ * (source /24 + tcp port), UDP_IN reached by a goto, ICMP_IN; DROP policies.
+ */
+static void gen_large_mixed(struct vd *v)
+{
+	const unsigned int nblock = 12000, nsvc = 5000, nudp = 3000;
+	unsigned int i, k;
+
+	v->rules.len = 0;
+	v->naims = 0;
+	bprintf(&v->rules, "*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n"
+		":OUTPUT ACCEPT [0:0]\n:BLOCK - [0:0]\n:SERVICES - [0:0]\n:UDP_IN - [0:0]\n"
+		":ICMP_IN - [0:0]\n");
+	bprintf(&v->rules, "-A INPUT -s 127.0.0.0/8 ! -i lo -j DROP\n"
+		"-A INPUT -p icmp -j ICMP_IN\n-A INPUT -j BLOCK\n-A INPUT -p tcp -j SERVICES\n"
+		"-A INPUT -p udp -g UDP_IN\n-A INPUT -s 10.200.0.0/16 -j ACCEPT\n"
+		"-A FORWARD -i vd0 -j BLOCK\n-A FORWARD -p tcp -j SERVICES\n"
+		"-A FORWARD -o vd1 -p udp -j ACCEPT\n"
+		"-A ICMP_IN -p icmp --icmp-type echo-request -j ACCEPT\n"
+		"-A ICMP_IN -p icmp --icmp-type 3 -j ACCEPT\n"
+		"-A ICMP_IN -p icmp --icmp-type 11/0 -j ACCEPT\n-A ICMP_IN -j RETURN\n");
+	for (i = 0; i < nblock; i++) {
+		uint32_t a = IP(10, 3, 0, 0) + i * 3;
+
+		if (i % 32 == 31)
+			bprintf(&v->rules, "-A BLOCK -s " IPFMT "/24 -j DROP\n", IPARG(a & ~255u));
+		else
+			bprintf(&v->rules, "-A BLOCK -s " IPFMT " -j DROP\n", IPARG(a));
+		if (i == nblock / 2)
+			bprintf(&v->rules, "-A BLOCK -s 10.3.64.0/18 -j RETURN\n");
+	}
+	for (i = 0; i < 100; i++)
+		bprintf(&v->rules, "-A BLOCK -d 172.16.5.%u -j DROP\n", 10 + i);
+	for (i = 0; i < nsvc; i++)
+		bprintf(&v->rules, "-A SERVICES -s 192.168.%u.0/24 -p tcp --dport %u -j ACCEPT\n",
+			i % 250, 1000 + i);
+	for (i = 0; i < nudp; i++)
+		bprintf(&v->rules, "-A UDP_IN -s 198.18.%u.%u -p udp --dport %u -j ACCEPT\n",
+			i / 250, i % 250, 2000 + i % 700);
+	bprintf(&v->rules, "COMMIT\n");
+	for (k = 0; k < 32; k++) {
+		i = rnd(&v->rng, nblock + 50);
+		add_aim(v, k % 4 ? in_path(k) : PATH_VD0, 0, IP(10, 3, 0, 0) + i * 3,
+			k % 4 ? T_LOCAL : FWD_DST, -1);
+	}
+	for (k = 0; k < 32; k++) {
+		i = rnd(&v->rng, nsvc + 20);
+		add_aim(v, k % 4 ? in_path(k) : PATH_VD0, 6, IP(192, 168, i % 250, 7),
+			k % 4 ? T_LOCAL : FWD_DST, 1000 + i);
+	}
+	for (k = 0; k < 24; k++) {
+		i = rnd(&v->rng, nudp + 20);
+		add_aim(v, in_path(k), 17, IP(198, 18, i / 250, i % 250), T_LOCAL, 2000 + i % 700);
+	}
+	for (k = 0; k < 8; k++)
+		add_aim(v, in_path(k), 1, 0, T_LOCAL, -1);
+	v->edit.len = 0;
+	bprintf(&v->edit, "-D BLOCK 1");
+	v->edit_at = v->npackets / 2;
+}
+
+/*
+ * 30k INPUT rules that fold into nothing (source, destination and
+ * interface rules alternate, every run has length 1): the chain is cut into
+ * several programs chained by tail calls.
+ */
+static void gen_large_unfoldable(struct vd *v)
+{
+	const unsigned int n = 30000;
+	unsigned int i, k;
+
+	v->rules.len = 0;
+	v->naims = 0;
+	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
+		":OUTPUT ACCEPT [0:0]\n");
+	for (i = 0; i < n; i++) {
+		uint32_t a = IP(10, 4, 0, 0) + i;
+
+		switch (i % 3) {
+		case 0:
+			bprintf(&v->rules, "-A INPUT -s " IPFMT " -j DROP\n", IPARG(a));
+			break;
+		case 1:
+			bprintf(&v->rules, "-A INPUT -s " IPFMT " -p udp -j ACCEPT\n", IPARG(a));
+			break;
+		default:
+			bprintf(&v->rules, "-A INPUT -s " IPFMT " -i vd%u -j DROP\n", IPARG(a),
+				i % 2);
+		}
+	}
+	bprintf(&v->rules, "COMMIT\n");
+	for (k = 0; k < 64; k++)
+		add_aim(v, in_path(k), k % 2 ? 17 : 0, IP(10, 4, 0, 0) + rnd(&v->rng, n + 20),
+			T_LOCAL, -1);
+	v->edit.len = 0;
+	bprintf(&v->edit, "-R INPUT 2 -s 10.4.0.1 -p tcp -j DROP");
+	v->edit_at = v->npackets / 2;
 }
 
 FIXTURE(vd) {
@@ -1139,8 +1451,9 @@ TEST_F_TIMEOUT(vd, random_rulesets, 86400)
 	       run->per_ruleset);
 	/* Bounded even if most packets were refused before any hook. */
 	max_rounds = 4 * run->want_cases / run->per_ruleset + 10;
+	v->npackets = run->per_ruleset;
 	while (run->cases < run->want_cases && round < max_rounds) {
-		run->mismatches += round_one(v, ++round);
+		run->mismatches += round_one(v, ++round, gen_random);
 		if (run->verbose || !(round % 16))
 			printf("# %u rulesets, %lu cases, %lu mismatches\n", round, run->cases,
 			       run->mismatches);
@@ -1155,6 +1468,38 @@ TEST_F_TIMEOUT(vd, random_rulesets, 86400)
 	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
 	EXPECT_EQ(0, run->mismatches);
 	EXPECT_LE(run->want_cases, run->cases);
+}
+
+/*
+ * Large rulesets through both: folded runs must keep ip_tables' first-match
+ * verdicts and every one of their per-rule counters, an edit on a large
+ * table included.
+ */
+TEST_F_TIMEOUT(vd, large_rulesets, 3600)
+{
+	static void (*const gens[])(struct vd *v) = {
+		gen_large_blocklist, gen_large_portlist, gen_large_mixed, gen_large_unfoldable,
+	};
+	static const char *const names[] = {
+		"100k blocklist", "30k port list", "20k mixed", "30k unfoldable",
+	};
+	struct vd *v = &self->v;
+	unsigned long cases, bad;
+	unsigned int i;
+
+	v->report = fopen(VD_MISMATCH_FILE, "a");
+	v->npackets = 400;
+	for (i = 0; i < sizeof(gens) / sizeof(gens[0]); i++) {
+		cases = run->cases;
+		bad = round_one(v, 100000 + i, gens[i]);
+		run->mismatches += bad;
+		printf("# large ruleset %s: %lu cases, %lu mismatches, %u rules counted\n",
+		       names[i], run->cases - cases, bad, v->hit_rules);
+		EXPECT_EQ(0, bad) TH_LOG("%s", names[i]);
+		/* Packets must mostly be cases, and reach many rules, or this proves little. */
+		EXPECT_LE(cases + v->npackets / 2, run->cases) TH_LOG("%s", names[i]);
+		EXPECT_LE(20, v->hit_rules) TH_LOG("%s", names[i]);
+	}
 }
 
 /*
