@@ -203,8 +203,9 @@ void cg_ja_fail(struct codegen *cg)
 /* Give back the scratch level taken by the prologue (every exit after it). */
 static void gen_release_level(struct codegen *cg)
 {
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, -1));
-	cg_emit(cg, CG_ATOMIC_ADD64(CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CNT, CG_CNT_DEPTH));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_1, 1));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
 }
 
 void cg_exit_verdict(struct codegen *cg, int verdict)
@@ -437,10 +438,15 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
 	/*
 	 * Take a scratch area: the nesting level on this CPU (a softirq can
-	 * run a hook while a task is inside one) picks one of CG_LEVELS.
+	 * run a hook while a task is inside one) picks one of CG_LEVELS. No
+	 * atomic needed: only this CPU writes the depth, and a run that
+	 * interrupts ours between the load and the store has put it back by
+	 * the time we store (runs nest, they never overlap otherwise).
 	 */
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
-	cg_emit(cg, CG_ATOMIC_FETCH_ADD64(CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CNT, CG_CNT_DEPTH));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_1));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_CNT, BPF_REG_2, CG_CNT_DEPTH));
 	level = cg_new_label(cg);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, CG_LEVELS, 0), level);
 	cg->depth_held = true;

@@ -1178,6 +1178,23 @@ static int in_path(unsigned int k)
 	return k & 1 ? PATH_VD1 : PATH_VD0;
 }
 
+/* Start a large ruleset with these built-in chain policies; no aims yet. */
+static void large_begin(struct vd *v, const char *in, const char *fwd, const char *out)
+{
+	v->rules.len = 0;
+	v->naims = 0;
+	bprintf(&v->rules, "*filter\n:INPUT %s [0:0]\n:FORWARD %s [0:0]\n:OUTPUT %s [0:0]\n",
+		in, fwd, out);
+}
+
+/* The one iptables command applied halfway through a large ruleset's packets. */
+static void large_edit(struct vd *v, const char *cmd)
+{
+	v->edit.len = 0;
+	bprintf(&v->edit, "%s", cmd);
+	v->edit_at = v->npackets / 2;
+}
+
 #define T_LOCAL		IP(10, 99, 0, 1)
 #define FWD_DST		IP(172, 16, 5, 5)	/* routed out of vd1 by T */
 
@@ -1191,10 +1208,7 @@ static void gen_large_blocklist(struct vd *v)
 	const unsigned int n = 100000, nout = 20000;
 	unsigned int i, k;
 
-	v->rules.len = 0;
-	v->naims = 0;
-	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\n");
+	large_begin(v, "ACCEPT", "ACCEPT", "ACCEPT");
 	for (i = 0; i < n; i++) {
 		uint32_t a = IP(10, 0, 0, 0) + i;
 
@@ -1216,9 +1230,7 @@ static void gen_large_blocklist(struct vd *v)
 	}
 	for (k = 0; k < 24; k++)
 		add_aim(v, PATH_OUTPUT, 0, 0, IP(10, 2, 0, 0) + rnd(&v->rng, nout + 100), -1);
-	v->edit.len = 0;
-	bprintf(&v->edit, "-I INPUT 1 -s 10.0.0.7 -j ACCEPT");
-	v->edit_at = v->npackets / 2;
+	large_edit(v, "-I INPUT 1 -s 10.0.0.7 -j ACCEPT");
 }
 
 /*
@@ -1231,10 +1243,7 @@ static void gen_large_portlist(struct vd *v)
 	const unsigned int n = 30000, nfwd = 5000;
 	unsigned int i, k;
 
-	v->rules.len = 0;
-	v->naims = 0;
-	bprintf(&v->rules, "*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\n");
+	large_begin(v, "DROP", "DROP", "ACCEPT");
 	for (i = 0; i < n; i++) {
 		unsigned int port = 1 + (i * 7919u) % 65535;
 
@@ -1262,9 +1271,7 @@ static void gen_large_portlist(struct vd *v)
 	}
 	for (k = 0; k < 24; k++)
 		add_aim(v, PATH_VD0, 6, 0, FWD_DST, 1 + rnd(&v->rng, nfwd + 10) * 3);
-	v->edit.len = 0;
-	bprintf(&v->edit, "-Z INPUT");
-	v->edit_at = v->npackets / 2;
+	large_edit(v, "-Z INPUT");
 }
 
 /*
@@ -1277,11 +1284,8 @@ static void gen_large_mixed(struct vd *v)
 	const unsigned int nblock = 12000, nsvc = 5000, nudp = 3000;
 	unsigned int i, k;
 
-	v->rules.len = 0;
-	v->naims = 0;
-	bprintf(&v->rules, "*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\n:BLOCK - [0:0]\n:SERVICES - [0:0]\n:UDP_IN - [0:0]\n"
-		":ICMP_IN - [0:0]\n");
+	large_begin(v, "DROP", "DROP", "ACCEPT");
+	bprintf(&v->rules, ":BLOCK - [0:0]\n:SERVICES - [0:0]\n:UDP_IN - [0:0]\n:ICMP_IN - [0:0]\n");
 	bprintf(&v->rules, "-A INPUT -s 127.0.0.0/8 ! -i lo -j DROP\n"
 		"-A INPUT -p icmp -j ICMP_IN\n-A INPUT -j BLOCK\n-A INPUT -p tcp -j SERVICES\n"
 		"-A INPUT -p udp -g UDP_IN\n-A INPUT -s 10.200.0.0/16 -j ACCEPT\n"
@@ -1325,9 +1329,7 @@ static void gen_large_mixed(struct vd *v)
 	}
 	for (k = 0; k < 8; k++)
 		add_aim(v, in_path(k), 1, 0, T_LOCAL, -1);
-	v->edit.len = 0;
-	bprintf(&v->edit, "-D BLOCK 1");
-	v->edit_at = v->npackets / 2;
+	large_edit(v, "-D BLOCK 1");
 }
 
 /*
@@ -1340,10 +1342,7 @@ static void gen_large_unfoldable(struct vd *v)
 	const unsigned int n = 30000;
 	unsigned int i, k;
 
-	v->rules.len = 0;
-	v->naims = 0;
-	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\n");
+	large_begin(v, "ACCEPT", "ACCEPT", "ACCEPT");
 	for (i = 0; i < n; i++) {
 		uint32_t a = IP(10, 4, 0, 0) + i;
 
@@ -1363,9 +1362,7 @@ static void gen_large_unfoldable(struct vd *v)
 	for (k = 0; k < 64; k++)
 		add_aim(v, in_path(k), k % 2 ? 17 : 0, IP(10, 4, 0, 0) + rnd(&v->rng, n + 20),
 			T_LOCAL, -1);
-	v->edit.len = 0;
-	bprintf(&v->edit, "-R INPUT 2 -s 10.4.0.1 -p tcp -j DROP");
-	v->edit_at = v->npackets / 2;
+	large_edit(v, "-R INPUT 2 -s 10.4.0.1 -p tcp -j DROP");
 }
 
 FIXTURE(vd) {
