@@ -17,6 +17,7 @@
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/sockptr.h>
 #include <linux/sysfs.h>
 #include <linux/uidgid.h>
@@ -63,6 +64,11 @@ static struct bpfilter_ctx {
 module_param_named(timeout_ms, bpfilter.umh.timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms,
 		 "Bound on one helper request in ms, then the helper is restarted (0: no bound)");
+
+static char *verifier_fault_file;
+module_param(verifier_fault_file, charp, 0444);
+MODULE_PARM_DESC(verifier_fault_file,
+		 "Testing: while this file exists, the BPF programs the helper generates fail verification");
 
 static int bpfilter_helper_pid_get(char *buffer, const struct kernel_param *kp)
 {
@@ -175,10 +181,19 @@ static int __init bpfilter_init(void)
 {
 	int err;
 
+	/* The error path of a replace, on demand (the helper's BPFILTER_FAULT_FILE). */
+	if (verifier_fault_file && *verifier_fault_file) {
+		bpfilter.umh.fault_env = kasprintf(GFP_KERNEL, "BPFILTER_FAULT_FILE=%s",
+						   verifier_fault_file);
+		if (!bpfilter.umh.fault_env)
+			return -ENOMEM;
+		pr_warn("testing: programs fail verification while %s exists\n",
+			verifier_fault_file);
+	}
 	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
 				bpfilter_umh_end - bpfilter_umh_start);
 	if (err)
-		return err;
+		goto free_env;
 	err = nf_register_sockopt(&bpfilter.sockopts);
 	if (err == -EBUSY)
 		pr_err("ip_tables is loaded and owns the iptables sockopts: rmmod ip_tables first\n");
@@ -197,6 +212,8 @@ unregister_sockopt:
 	nf_unregister_sockopt(&bpfilter.sockopts);
 exit_umh:
 	bpfilter_umh_exit(&bpfilter.umh);
+free_env:
+	kfree(bpfilter.umh.fault_env);
 	return err;
 }
 
@@ -206,6 +223,7 @@ static void __exit bpfilter_exit(void)
 	WRITE_ONCE(bpfilter.unloading, true);
 	unregister_pernet_subsys(&bpfilter.pernet);
 	bpfilter_umh_exit(&bpfilter.umh);
+	kfree(bpfilter.umh.fault_env);
 }
 
 module_init(bpfilter_init);

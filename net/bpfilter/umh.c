@@ -610,6 +610,7 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len)
 	umh->argv[0] = BPFILTER_UMH_NAME;
 	umh->envp[0] = "HOME=/";
 	umh->envp[1] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
+	umh->envp[2] = (char *)umh->fault_env;
 	umh->blob = blob;
 	umh->blob_len = len;
 

@@ -1187,6 +1187,14 @@ static void large_begin(struct vd *v, const char *in, const char *fwd, const cha
 		in, fwd, out);
 }
 
+/* Load an empty table with these policies on side @s: 0 or the restore's exit status. */
+static int apply_policies(struct vd *v, int s, const char *in, const char *fwd, const char *out)
+{
+	large_begin(v, in, fwd, out);
+	bprintf(&v->rules, "COMMIT\n");
+	return apply(v, s, NULL);
+}
+
 /* The one iptables command applied halfway through a large ruleset's packets. */
 static void large_edit(struct vd *v, const char *cmd)
 {
@@ -1392,15 +1400,9 @@ TEST_F(vd, detects_a_difference)
 	int i;
 
 	for (i = 0; i < 2; i++) {
-		v->rules.len = 0;
-		bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
-			":OUTPUT ACCEPT [0:0]\nCOMMIT\n");
-		ASSERT_EQ(0, apply(v, SIDE_H, NULL));
-		v->rules.len = 0;
-		bprintf(&v->rules, "*filter\n:INPUT %s [0:0]\n:FORWARD ACCEPT [0:0]\n"
-			":OUTPUT %s [0:0]\nCOMMIT\n", i ? "DROP" : "ACCEPT",
-			i ? "ACCEPT" : "DROP");
-		ASSERT_EQ(0, apply(v, SIDE_K, NULL));
+		ASSERT_EQ(0, apply_policies(v, SIDE_H, "ACCEPT", "ACCEPT", "ACCEPT"));
+		ASSERT_EQ(0, apply_policies(v, SIDE_K, i ? "DROP" : "ACCEPT", "ACCEPT",
+					    i ? "ACCEPT" : "DROP"));
 		do
 			gen_packet(v, &p);
 		while (p.d[0] != 0x45 || p.d[6] || p.d[7]);
@@ -1411,14 +1413,8 @@ TEST_F(vd, detects_a_difference)
 		EXPECT_EQ(i ? OUT_LOCAL : OUT_SENT, o[SIDE_H]) TH_LOG("%s", paths[i]);
 	}
 	/* And the other way round: bpfilter's drop is seen too. */
-	v->rules.len = 0;
-	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD DROP [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\nCOMMIT\n");
-	ASSERT_EQ(0, apply(v, SIDE_H, NULL));
-	v->rules.len = 0;
-	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n"
-		":OUTPUT ACCEPT [0:0]\nCOMMIT\n");
-	ASSERT_EQ(0, apply(v, SIDE_K, NULL));
+	ASSERT_EQ(0, apply_policies(v, SIDE_H, "ACCEPT", "DROP", "ACCEPT"));
+	ASSERT_EQ(0, apply_policies(v, SIDE_K, "ACCEPT", "ACCEPT", "ACCEPT"));
 	do
 		gen_packet(v, &p);
 	while (p.d[0] != 0x45 || p.d[6] || p.d[7]);
