@@ -116,7 +116,7 @@ static bool classify(const struct rule *r, struct run_item *it)
 	if (!r->num_matches)
 		/* An address alone; -p without a port match stays a rule. */
 		return !ip->proto && it->shape.addr;
-	if (r->num_matches != 1 || r->matches[0].ops->revision)
+	if (r->num_matches != 1 || r->matches[0].ops->id.revision)
 		return false;
 	if (ip->proto == IPPROTO_TCP && r->matches[0].ops->gen == codegen_tcp_gen) {
 		const struct xt_tcp *tcp = r->matches[0].data;

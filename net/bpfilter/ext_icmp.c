@@ -23,11 +23,9 @@ static int icmp_check(struct context *ctx, const struct ipt_ip *ip, const void *
 }
 
 const struct match_ops icmp_match_ops = {
-	.name = "icmp",
-	.revision = 0,
+	.id = { .name = "icmp", .revision = 0, .family = NFPROTO_IPV4 },
 	.size = XT_ALIGN(sizeof(struct ipt_icmp)),
 	.usersize = sizeof(struct ipt_icmp),
-	.family = NFPROTO_IPV4,
 	.proto = IPPROTO_ICMP,
 	.check = icmp_check,
 	.gen = codegen_icmp_gen,

@@ -23,11 +23,9 @@ static int tcp_check(struct context *ctx, const struct ipt_ip *ip, const void *d
 }
 
 const struct match_ops tcp_match_ops = {
-	.name = "tcp",
-	.revision = 0,
+	.id = { .name = "tcp", .revision = 0, .family = NFPROTO_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_tcp)),
 	.usersize = sizeof(struct xt_tcp),
-	.family = NFPROTO_IPV4,
 	.proto = IPPROTO_TCP,
 	.check = tcp_check,
 	.gen = codegen_tcp_gen,

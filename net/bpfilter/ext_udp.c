@@ -23,11 +23,9 @@ static int udp_check(struct context *ctx, const struct ipt_ip *ip, const void *d
 }
 
 const struct match_ops udp_match_ops = {
-	.name = "udp",
-	.revision = 0,
+	.id = { .name = "udp", .revision = 0, .family = NFPROTO_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_udp)),
 	.usersize = sizeof(struct xt_udp),
-	.family = NFPROTO_IPV4,
 	.proto = IPPROTO_UDP,
 	.check = udp_check,
 	.gen = codegen_udp_gen,

@@ -24,52 +24,17 @@ static const struct match_ops *const match_list[] = {
 
 const struct match_ops *match_ops_find(const char *name, uint8_t revision, int *err)
 {
-	static const uint8_t families[] = { NFPROTO_IPV4, NFPROTO_UNSPEC };
-	unsigned int f, i;
+	int i = ext_find((const void *const *)match_list, MATCH_COUNT,
+			 offsetof(struct match_ops, id), name, revision);
 
-	if (strnlen(name, XT_EXTENSION_MAXNAMELEN) == XT_EXTENSION_MAXNAMELEN) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	/*
-	 * Like xt_find_match(): the IPv4 list first, then the NFPROTO_UNSPEC
-	 * one, and only the last list's verdict counts. So a wrong revision of
-	 * an IPv4 match is ENOENT and of an UNSPEC match EPROTOTYPE.
-	 */
-	for (f = 0; f < sizeof(families); f++) {
-		*err = -ENOENT;
-		for (i = 0; i < MATCH_COUNT; i++) {
-			const struct match_ops *ops = match_list[i];
-
-			if (ops->family != families[f] || strcmp(ops->name, name))
-				continue;
-			if (ops->revision == revision)
-				return ops;
-			*err = -EPROTOTYPE;
-		}
-	}
-	return NULL;
+	*err = i < 0 ? i : 0;
+	return i < 0 ? NULL : match_list[i];
 }
 
 int match_revision(const char *name, uint8_t revision)
 {
-	int best = -1, have = 0;
-	unsigned int i;
-
-	/* xt_find_revision(): any family's entry of that name counts. */
-	for (i = 0; i < MATCH_COUNT; i++) {
-		const struct match_ops *ops = match_list[i];
-
-		if (strcmp(ops->name, name))
-			continue;
-		if (ops->revision > best)
-			best = ops->revision;
-		if (ops->revision == revision)
-			have = 1;
-	}
-	if (best < 0)
-		return -ENOENT;
-	return have ? 0 : -EPROTONOSUPPORT;
+	return ext_revision((const void *const *)match_list, MATCH_COUNT,
+			    offsetof(struct match_ops, id), name, revision);
 }
 
 int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_entry_match *em,
@@ -86,12 +51,12 @@ int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_ent
 	}
 	/* The generic checks of xt_check_match(), in its order. */
 	if (em->u.match_size - sizeof(*em) != ops->size) {
-		bf_dbg(ctx, "match '%s': size %u, want %u", ops->name,
+		bf_dbg(ctx, "match '%s': size %u, want %u", ops->id.name,
 		       (unsigned int)(em->u.match_size - sizeof(*em)), ops->size);
 		return -EINVAL;
 	}
 	if (ops->proto && (ops->proto != ip->proto || (ip->invflags & IPT_INV_PROTO))) {
-		bf_dbg(ctx, "match '%s': only valid for protocol %u", ops->name, ops->proto);
+		bf_dbg(ctx, "match '%s': only valid for protocol %u", ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {

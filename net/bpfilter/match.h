@@ -10,20 +10,19 @@
 #include <stdint.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "extension.h"
+
 struct context;
 struct codegen;
 struct rule;
 struct match;
 
 struct match_ops {
-	const char *name;
-	uint8_t revision;
+	struct ext_id id;
 	/* payload size, already XT_ALIGN'd: match_size must be 32 + size */
 	uint16_t size;
 	/* bytes of the payload the kernel copies back in GET_ENTRIES (its matchsize) */
 	uint16_t usersize;
-	/* NFPROTO_IPV4 or NFPROTO_UNSPEC: decides ENOENT vs EPROTOTYPE for a bad revision */
-	uint8_t family;
 	/* the ipt_ip.proto the match needs (not inverted), 0 = any */
 	uint8_t proto;
 	/* the extension's own payload check (checkentry): 0 or -errno */

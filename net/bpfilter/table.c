@@ -390,11 +390,11 @@ void table_to_entries(const struct table *t, const struct xt_counters *counters,
 		for (j = 0; j < r->num_matches; j++) {
 			const struct match *m = &r->matches[j];
 
-			ext_to_user(o + m->offset, in + m->offset, m->match_size, m->ops->name,
-				    m->ops->revision, m->ops->usersize, m->ops->size);
+			ext_to_user(o + m->offset, in + m->offset, m->match_size, m->ops->id.name,
+				    m->ops->id.revision, m->ops->usersize, m->ops->size);
 		}
 		ext_to_user(o + r->target_offset, in + r->target_offset, r->target.target_size,
-			    tops->name, tops->revision, tops->usersize, tops->size);
+			    tops->id.name, tops->id.revision, tops->usersize, tops->size);
 	}
 }
 

@@ -23,47 +23,17 @@ static const struct target_ops *const target_list[] = {
 
 const struct target_ops *target_ops_find(const char *name, uint8_t revision, int *err)
 {
-	static const uint8_t families[] = { NFPROTO_IPV4, NFPROTO_UNSPEC };
-	unsigned int f, i;
+	int i = ext_find((const void *const *)target_list, TARGET_COUNT,
+			 offsetof(struct target_ops, id), name, revision);
 
-	if (strnlen(name, XT_EXTENSION_MAXNAMELEN) == XT_EXTENSION_MAXNAMELEN) {
-		*err = -EINVAL;
-		return NULL;
-	}
-	/* As xt_find_target(): only the last (UNSPEC) list's verdict counts. */
-	for (f = 0; f < sizeof(families); f++) {
-		*err = -ENOENT;
-		for (i = 0; i < TARGET_COUNT; i++) {
-			const struct target_ops *ops = target_list[i];
-
-			if (ops->family != families[f] || strcmp(ops->name, name))
-				continue;
-			if (ops->revision == revision)
-				return ops;
-			*err = -EPROTOTYPE;
-		}
-	}
-	return NULL;
+	*err = i < 0 ? i : 0;
+	return i < 0 ? NULL : target_list[i];
 }
 
 int target_revision(const char *name, uint8_t revision)
 {
-	int best = -1, have = 0;
-	unsigned int i;
-
-	for (i = 0; i < TARGET_COUNT; i++) {
-		const struct target_ops *ops = target_list[i];
-
-		if (strcmp(ops->name, name))
-			continue;
-		if (ops->revision > best)
-			best = ops->revision;
-		if (ops->revision == revision)
-			have = 1;
-	}
-	if (best < 0)
-		return -ENOENT;
-	return have ? 0 : -EPROTONOSUPPORT;
+	return ext_revision((const void *const *)target_list, TARGET_COUNT,
+			    offsetof(struct target_ops, id), name, revision);
 }
 
 int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t)
@@ -79,12 +49,12 @@ int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t
 		return err;
 	}
 	if (et->u.target_size - sizeof(*et) != ops->size) {
-		bf_dbg(ctx, "target '%s': size %u, want %u", ops->name,
+		bf_dbg(ctx, "target '%s': size %u, want %u", ops->id.name,
 		       (unsigned int)(et->u.target_size - sizeof(*et)), ops->size);
 		return -EINVAL;
 	}
 	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {
-		bf_dbg(ctx, "target '%s': only valid for protocol %u", ops->name, ops->proto);
+		bf_dbg(ctx, "target '%s': only valid for protocol %u", ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {

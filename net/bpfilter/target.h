@@ -10,21 +10,17 @@
 #include <stdint.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "extension.h"
+
 struct context;
-struct codegen;
-struct rule;
 
 struct target_ops {
-	const char *name;
-	uint8_t revision;
+	struct ext_id id;
 	uint16_t size;		/* payload size, XT_ALIGN'd: target_size must be 32 + size */
 	uint16_t usersize;	/* bytes the kernel copies back in GET_ENTRIES (its targetsize) */
-	uint8_t family;		/* NFPROTO_IPV4 or NFPROTO_UNSPEC */
 	uint8_t proto;		/* required ipt_ip.proto, 0 = any */
 	/* the extension's own payload check: 0 or -errno */
 	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
-	/* BPF code generation (engineer E), NULL if none yet */
-	int (*gen)(struct codegen *cg, const struct rule *rule);
 };
 
 enum target_kind {

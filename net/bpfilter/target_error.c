@@ -12,9 +12,7 @@
 #include "target.h"
 
 const struct target_ops error_target_ops = {
-	.name = XT_ERROR_TARGET,
-	.revision = 0,
+	.id = { .name = XT_ERROR_TARGET, .revision = 0, .family = NFPROTO_IPV4 },
 	.size = XT_ALIGN(XT_FUNCTION_MAXNAMELEN),
 	.usersize = XT_FUNCTION_MAXNAMELEN,
-	.family = NFPROTO_IPV4,
 };

@@ -12,9 +12,7 @@
 #include "target.h"
 
 const struct target_ops standard_target_ops = {
-	.name = XT_STANDARD_TARGET,
-	.revision = 0,
+	.id = { .name = XT_STANDARD_TARGET, .revision = 0, .family = NFPROTO_IPV4 },
 	.size = XT_ALIGN(sizeof(int)),
 	.usersize = sizeof(int),
-	.family = NFPROTO_IPV4,
 };

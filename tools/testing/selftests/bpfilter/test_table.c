@@ -169,7 +169,7 @@ TEST(basic_table_accepted)
 	ASSERT_EQ(0, translate(&b, &t));
 	EXPECT_EQ(5, t->num_entries);
 	EXPECT_EQ(1, t->rules[0].num_matches);
-	EXPECT_STREQ("tcp", t->rules[0].matches[0].ops->name);
+	EXPECT_STREQ("tcp", t->rules[0].matches[0].ops->id.name);
 	EXPECT_EQ(IPPROTO_TCP, t->rules[0].ip.proto);
 	EXPECT_EQ(DROP, t->rules[1].target.verdict);
 	EXPECT_EQ(1, t->underflow_rule[NF_INET_LOCAL_IN]);
