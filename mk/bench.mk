@@ -22,11 +22,12 @@ $(BENCH_OUT)/bench-udp: $(BENCH_SRC)/bench_udp.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
 
+# The counters map is read with the helper's own codegen_counters_sum().
 $(BENCH_OUT)/bench-prog: $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c $(BENCH_SRC)/shapes.h \
-		$(SRCTREE)/net/bpfilter/codegen.h
+		$(SRCTREE)/net/bpfilter/codegen.h $(HELPER_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -I$(SRCTREE)/net/bpfilter -o $@ $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c \
-		$$(pkg-config --static --libs libbpf)
+	$(CC) $(BENCH_CFLAGS) $(HELPER_CPPFLAGS) -o $@ $(BENCH_SRC)/bench_prog.c \
+		$(BENCH_SRC)/shapes.c $(HELPER_LIB) $$(pkg-config --static --libs libbpf)
 
 bench: helper shim bench-tools
 	bash $(BENCH_SRC)/bench.sh --full --out $(SRCTREE)/docs

@@ -267,6 +267,7 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 		.inject_fault = fault_injected(),
 	};
 	char name[16];
+	bool verifier;
 	int fd;
 
 	snprintf(name, sizeof(name), "bpf_flt_%s", codegen_hook_name(hook));
@@ -290,9 +291,10 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 	else
 		bf_err(ctx, "bpf: %s: %s failed in program %u of the chain (%u instructions so "
 		       "far): %d", name, l.err_stage ?: "?", l.nsegs - 1, l.insns, fd);
-	if (l.err_stage && !strcmp(l.err_stage, "verifier") && g->log)
+	verifier = l.err_stage && !strcmp(l.err_stage, "verifier");
+	if (verifier && g->log)
 		log_verifier(ctx, name, g->log);
-	return l.err_stage && !strcmp(l.err_stage, "verifier") ? load_errno(fd) : fd;
+	return verifier ? load_errno(fd) : fd;
 }
 
 /* Open the network namespace of process @pid, checking it is namespace @ino: fd or -errno. */

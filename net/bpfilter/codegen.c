@@ -857,9 +857,9 @@ static void gen_continue(struct codegen *cg, uint32_t i)
 	ld_map(cg, BPF_REG_2, CG_FIX_MAP_CONT);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, cg->segment + 1));
 	cg_call_helper(cg, BPF_FUNC_tail_call);
-	cg->depth_held = false;
-	cg_exit_verdict(cg, CG_NF_DROP);
-	cg->depth_held = true;
+	/* Our level is already given back: a plain NF_DROP exit. */
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, CG_NF_DROP));
+	cg_emit(cg, CG_EXIT());
 }
 
 /* Entries from @start on, as ipt_do_table() walks them, until control cannot fall through. */
@@ -934,6 +934,10 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	if (hook >= NF_INET_NUMHOOKS || !(t->valid_hooks & (1u << hook)) ||
 	    t->hook_rule[hook] >= t->num_entries || t->underflow_rule[hook] >= t->num_entries)
 		return -EINVAL;
+	if (!cg->segment)
+		cg->seg_first = t->hook_rule[hook];
+	else if (cg->seg_first >= t->num_entries)
+		return -EINVAL;
 	cg->table = t;
 	cg->hook = hook;
 	cg->err_rule = UINT32_MAX;
@@ -945,10 +949,6 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 		return -ENOMEM;
 	cg->underflow_label = cg_new_label(cg);
 
-	if (!cg->segment)
-		cg->seg_first = t->hook_rule[hook];
-	else if (cg->seg_first >= t->num_entries)
-		return -EINVAL;
 	gen_prologue(cg);
 	err = gen_seq(cg, &w, cg->seg_first);
 	if (err)
@@ -1060,6 +1060,7 @@ static void segment_name(char *buf, size_t len, const char *name, uint32_t seg)
 	if (!seg)
 		snprintf(buf, len, "%s", name);
 	else
+		/* seg < CG_MAX_SEGS; the modulo tells the compiler the name fits. */
 		snprintf(buf, len, "bflt_%.7s_%u", hook ? hook + 1 : name, seg % CG_MAX_SEGS);
 }
 

@@ -33,10 +33,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "codegen.h"	/* the counters map layout */
+#include "codegen.h"	/* the counters map: layout and codegen_counters_sum() */
 #include "shapes.h"
 
 #define MAX_OBJS	256
@@ -62,7 +63,6 @@ struct bench {
 	int run_fd;		/* program test-run */
 	char run_name[BPF_OBJ_NAME_LEN];
 	int counters_fd;	/* "bpf_flt_cnt", or -1 */
-	uint32_t counters_size;	/* its value size */
 	int ncpus;
 };
 
@@ -181,7 +181,6 @@ static void list_maps(struct bench *b)
 		if (!strcmp(info.name, "bpf_flt_cnt") && info.type == BPF_MAP_TYPE_ARRAY &&
 		    info.value_size > CG_CNT_RULES && b->counters_fd < 0) {
 			b->counters_fd = fd;
-			b->counters_size = info.value_size;
 		} else {
 			close(fd);
 		}
@@ -191,24 +190,15 @@ static void list_maps(struct bench *b)
 /* Packets counted on @entry, summed over CPUs: 0 or -errno. */
 static int read_count(struct bench *b, uint32_t entry, uint64_t *pkts)
 {
-	uint64_t *vals;
-	uint32_t cpu;
-	int err = 0;
+	struct xt_counters *c = calloc(entry + 1, sizeof(*c));
+	int err;
 
-	if (CG_CNT_RULES + (entry + 1) * 16 > b->counters_size)
-		return -EINVAL;
-	vals = malloc(b->counters_size);
-	if (!vals)
+	if (!c)
 		return -ENOMEM;
-	*pkts = 0;
-	for (cpu = 0; cpu < (uint32_t)b->ncpus; cpu++) {
-		if (bpf_map_lookup_elem(b->counters_fd, &cpu, vals)) {
-			err = -errno;
-			break;
-		}
-		*pkts += vals[CG_CNT_RULES / 8 + 2 * entry];
-	}
-	free(vals);
+	err = codegen_counters_sum(b->counters_fd, entry + 1, c);
+	if (!err)
+		*pkts = c[entry].pcnt;
+	free(c);
 	return err;
 }
 
