@@ -786,6 +786,9 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(t));
 	pin_path(ctx, ns->ino, name, path, sizeof(path));
 	cnt = bpf_obj_get(path);
+	/* One of another layout (a helper of another version pinned it) is not counted into. */
+	if (cnt >= 0 && !codegen_counters_fit(cnt, t->num_entries))
+		close_fd(&cnt);
 	if (cnt >= 0)
 		snprintf(b->cnt_pin, sizeof(b->cnt_pin), "%s", name);
 	else

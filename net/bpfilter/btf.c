@@ -86,7 +86,8 @@ int btf_info_load(struct btf_info *bi)
 
 	bi->kf_dynptr_from_skb = btf__find_by_name_kind(btf, "bpf_dynptr_from_skb",
 							BTF_KIND_FUNC);
-	if (bi->kf_dynptr_from_skb < 0) {
+	bi->kf_dynptr_slice = btf__find_by_name_kind(btf, "bpf_dynptr_slice", BTF_KIND_FUNC);
+	if (bi->kf_dynptr_from_skb < 0 || bi->kf_dynptr_slice < 0) {
 		err = -ENOENT;
 		goto out;
 	}

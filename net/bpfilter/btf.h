@@ -15,6 +15,7 @@
 struct btf_info {
 	/* BTF type ids of the kfuncs used by generated programs. */
 	int32_t kf_dynptr_from_skb;
+	int32_t kf_dynptr_slice;
 	/* Byte offsets of members of kernel structs. */
 	uint32_t nf_ctx_state;		/* struct bpf_nf_ctx.state */
 	uint32_t nf_ctx_skb;		/* struct bpf_nf_ctx.skb */

@@ -20,8 +20,9 @@
  * label for the return point pushed on a static stack, a goto inlines it
  * without pushing, RETURN jumps to the innermost return label or, with an
  * empty stack, to the hook's underflow block. Every jump between rules is
- * therefore forward (the one loop is the prologue's bounded TCP option
- * walk), which the verifier checks in one pass. mark_source_chains() has
+ * therefore forward (the only loops are the prologue's bounded search for
+ * a free counters element and TCP option walk), which the verifier checks
+ * in one pass. mark_source_chains() has
  * rejected loops, so inlining terminates; its cost is bounded by
  * CG_MAX_INSNS (-E2BIG beyond).
  *
@@ -200,17 +201,15 @@ void cg_ja_fail(struct codegen *cg)
 	cg_ja(cg, cg->fail_label);
 }
 
-/* Give back the scratch level taken by the prologue (every exit after it). */
+/* Give back the counters element taken by the prologue (every exit after it). */
 static void gen_release_level(struct codegen *cg)
 {
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CNT, CG_CNT_DEPTH));
-	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_1, 1));
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_CNT, BPF_REG_1, CG_CNT_DEPTH));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_CNT, CG_CNT_BUSY, 0));
 }
 
 void cg_exit_verdict(struct codegen *cg, int verdict)
 {
-	if (cg->depth_held)
+	if (cg->level_held)
 		gen_release_level(cg);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, verdict));
 	cg_emit(cg, CG_EXIT());
@@ -303,6 +302,32 @@ static void call_dynptr_read(struct codegen *cg, int dst)
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 0));
 	cg_call_helper(cg, BPF_FUNC_dynptr_read);
+}
+
+/*
+ * Copy @len packet bytes at offset r2 (set by caller) to scratch + @dst, or
+ * go to @fail if the packet is shorter (skb_header_pointer() == NULL).
+ * bpf_dynptr_slice() points into the skb when the bytes are linear, which
+ * spares the copy through a helper that bpf_dynptr_read() makes; when they
+ * are not, it copies them to @dst itself and the copy below is a no-op.
+ */
+static void gen_read_header(struct codegen *cg, int dst, int len, uint32_t fail)
+{
+	int i;
+
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, CG_STK_DYNPTR));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, dst));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, len));
+	call_kfunc(cg, cg->bi->kf_dynptr_slice);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), fail);
+	for (i = 0; i < len; i += 8) {
+		int size = len - i >= 8 ? BPF_DW : BPF_W;
+
+		cg_emit(cg, CG_LDX(size, BPF_REG_1, BPF_REG_0, i));
+		cg_emit(cg, CG_STX(size, CG_REG_PKT, BPF_REG_1, dst + i));
+	}
 }
 
 /*
@@ -405,9 +430,10 @@ static void gen_tcp_option_walk(struct codegen *cg)
 
 /*
  * Prologue: the packet context of codegen.h. Packet bytes are copied to the
- * stack with bpf_dynptr_read() over a bpf_dynptr_from_skb() dynptr (data
- * starts at the IPv4 header at these hooks), so later code deals only in
- * scalars.
+ * scratch area from bpf_dynptr_slice()s of a bpf_dynptr_from_skb() dynptr
+ * (data starts at the IPv4 header at these hooks), so later code deals only
+ * in scalars. What no rule of the table reads is not fetched (table_needs()):
+ * for an address-only ruleset that is one slice, the cost of a small table.
  */
 static void gen_prologue(struct codegen *cg)
 {
@@ -417,8 +443,9 @@ static void gen_prologue(struct codegen *cg)
 		{ IPPROTO_ICMP, 8 },	/* sizeof(struct icmphdr), icmp_match() */
 	};
 	const struct btf_info *bi = cg->bi;
-	uint32_t done, read, level;
-	unsigned int i;
+	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
+	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok;
+	unsigned int i, j;
 
 	/* Tests of the load-failure path: a read above the stack frame. */
 	if (cg->inject_fault)
@@ -426,36 +453,44 @@ static void gen_prologue(struct codegen *cg)
 	/* The context is needed again only for a tail call (gen_continue()). */
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_1, CG_STK_CTX));
 
-	/* This CPU's element of the counters map (codegen.h). */
+	/*
+	 * Take this CPU's first free counters element (codegen.h): key
+	 * cpu * CG_LEVELS + level, owned once an exchange of CG_CNT_BUSY
+	 * with 1 returns 0. An exchange, not a test and a store: a task can
+	 * be preempted between those (preempt=full) and another run take the
+	 * same element meanwhile. Owned, the element is this run's alone
+	 * until its exit stores 0: its scratch area and counters need no
+	 * atomics.
+	 */
 	cg_call_helper(cg, BPF_FUNC_get_smp_processor_id);
+	cg_emit(cg, CG_ALU64_IMM(BPF_MUL, BPF_REG_0, CG_LEVELS));
 	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_0, CG_STK_KEY));
+	/* r8, the level tried, is free until the transport header is read. */
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_8, 0));
+	take = cg_new_label(cg);
+	next = cg_new_label(cg);
+	cg_place(cg, next);
 	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_KEY));
 	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
-	/* Every possible CPU has one; without it nothing could be counted: fail closed. */
+	/* Every possible CPU has its elements; without one nothing is counted: fail closed. */
 	cg_drop_if(cg, BPF_REG_0, false);
-	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
-	/*
-	 * Take a scratch area: the nesting level on this CPU (a softirq can
-	 * run a hook while a task is inside one) picks one of CG_LEVELS. No
-	 * atomic needed: only this CPU writes the depth, and a run that
-	 * interrupts ours between the load and the store has put it back by
-	 * the time we store (runs nest, they never overlap otherwise).
-	 */
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_CNT, CG_CNT_DEPTH));
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_1));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_CNT, BPF_REG_2, CG_CNT_DEPTH));
-	level = cg_new_label(cg);
-	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, CG_LEVELS, 0), level);
-	cg->depth_held = true;
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
+	cg_emit(cg, CG_ATOMIC_XCHG64(BPF_REG_0, BPF_REG_1, CG_CNT_BUSY));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), take);
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_8, 1));
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, CG_STK_KEY));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, CG_STK_KEY));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_8, CG_LEVELS, 0), next);
+	/* Nested CG_LEVELS deep on this CPU: fail closed. */
 	cg_exit_verdict(cg, CG_NF_DROP);
-	cg_place(cg, level);
-	cg_emit(cg, CG_ALU64_IMM(BPF_MUL, BPF_REG_1, CG_SCRATCH_SIZE));
+	cg_place(cg, take);
+	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
+	cg->level_held = true;
 	cg_emit(cg, CG_MOV64_REG(CG_REG_PKT, CG_REG_CNT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, CG_REG_PKT, CG_CNT_SCRATCH));
-	cg_emit(cg, CG_ALU64_REG(BPF_ADD, CG_REG_PKT, BPF_REG_1));
 
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_skb));
@@ -469,11 +504,15 @@ static void gen_prologue(struct codegen *cg)
 	/* Cannot see the packet: fail closed (see the top of this file). */
 	cg_drop_if(cg, BPF_REG_0, true);
 
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 20));
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, 0));
-	call_dynptr_read(cg, CG_OFF_IPH);
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
-	cg_drop_if(cg, BPF_REG_0, true);
+	short_iph = cg_new_label(cg);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
+	gen_read_header(cg, CG_OFF_IPH, 20, short_iph);
+	iph_ok = cg_new_label(cg);
+	cg_ja(cg, iph_ok);
+	cg_place(cg, short_iph);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, iph_ok);
 
 	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, CG_REG_PKT, CG_OFF_IPH + 6));
 	cg_emit(cg, CG_BE16(CG_REG_FRAG));
@@ -483,31 +522,48 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_THOFF));
 
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_state));
-	gen_devname(cg, bi->state_in, CG_OFF_INDEV);
-	gen_devname(cg, bi->state_out, CG_OFF_OUTDEV);
+	/* Device names only when a rule looks at them: most rulesets never do. */
+	if (cg->need_indev || cg->need_outdev) {
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_state));
+	}
+	if (cg->need_indev)
+		gen_devname(cg, bi->state_in, CG_OFF_INDEV);
+	if (cg->need_outdev)
+		gen_devname(cg, bi->state_out, CG_OFF_OUTDEV);
 
 	/*
 	 * The transport header the packet's protocol match would read, only
-	 * for first fragments (port and icmp matches never look at others).
+	 * for first fragments (port and icmp matches never look at others),
+	 * and only when some rule has a match.
 	 */
-	done = cg_new_label(cg);
-	read = cg_new_label(cg);
 	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 1));
+	if (!cg->need_l4)
+		return;
+	done = cg_new_label(cg);
 	for (i = 0; i < 3; i++)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_L4 + 8 * i, 0));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
-	for (i = 0; i < sizeof(l4) / sizeof(l4[0]); i++) {
-		cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, l4[i].len));
-		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, l4[i].proto, 0), read);
+	for (i = 0; i < nl4; i++) {
+		/* One read per header length: udp and icmp share theirs. */
+		for (j = 0; l4[j].len != l4[i].len; j++)
+			;
+		read[i] = j < i ? read[j] : cg_new_label(cg);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, l4[i].proto, 0), read[i]);
 	}
 	cg_ja(cg, done);
-	cg_place(cg, read);
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
-	call_dynptr_read(cg, CG_OFF_L4);
-	cg_emit(cg, CG_MOV64_REG(CG_REG_L4ERR, BPF_REG_0));
+	for (i = 0; i < nl4; i++) {
+		for (j = 0; l4[j].len != l4[i].len; j++)
+			;
+		if (j < i)
+			continue;
+		cg_place(cg, read[i]);
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, CG_REG_PKT, CG_OFF_THOFF));
+		gen_read_header(cg, CG_OFF_L4, l4[i].len, done);
+		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 0));
+		cg_ja(cg, done);
+	}
 	cg_place(cg, done);
 	if (cg->need_tcpopt)
 		gen_tcp_option_walk(cg);
@@ -573,26 +629,33 @@ static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
 		cg_ja_fail(cg);
 }
 
-/* +1 packet, +skb->len bytes to the counters at r1 + @off (ADD_COUNTER in ipt_do_table()). */
-static void gen_count_at(struct codegen *cg, int16_t off)
+/*
+ * +1 packet, +skb->len bytes to the counters at @base + @off (ADD_COUNTER
+ * in ipt_do_table()). Plain adds: the element is this run's alone (prologue).
+ */
+static void gen_count_at(struct codegen *cg, int base, int16_t off)
 {
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 1));
-	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_1, BPF_REG_2, off));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, CG_REG_PKT, CG_OFF_SKBLEN));
-	cg_emit(cg, CG_ATOMIC_ADD64(BPF_REG_1, BPF_REG_2, off + 8));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, base, off));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
+	cg_emit(cg, CG_STX(BPF_DW, base, BPF_REG_2, off));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, base, off + 8));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_3));
+	cg_emit(cg, CG_STX(BPF_DW, base, BPF_REG_2, off + 8));
 }
 
-/* Count a match of rule @index: its slot in this CPU's counters (codegen.h). */
+/* Count a match of rule @index: its slot in the held counters element (codegen.h). */
 static void gen_counter(struct codegen *cg, uint32_t index)
 {
 	uint32_t off = CG_CNT_RULES + index * 16;
 
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
-	if (off + 8 > SHRT_MAX) {
-		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)off));
-		off = 0;
+	if (off + 8 <= SHRT_MAX) {
+		gen_count_at(cg, CG_REG_CNT, (int16_t)off);
+		return;
 	}
-	gen_count_at(cg, (int16_t)off);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)off));
+	gen_count_at(cg, BPF_REG_1, 0);
 }
 
 void cg_counter_reg(struct codegen *cg, int reg)
@@ -610,7 +673,7 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_3, 4));
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_3));
-	gen_count_at(cg, CG_CNT_RULES);
+	gen_count_at(cg, BPF_REG_1, CG_CNT_RULES);
 }
 
 int codegen_counters_create(uint32_t num_entries)
@@ -622,15 +685,28 @@ int codegen_counters_create(uint32_t num_entries)
 	if (!num_entries || num_entries > CG_CNT_MAX_ENTRIES)
 		return -E2BIG;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_cnt", sizeof(uint32_t),
-			    CG_CNT_RULES + num_entries * sizeof(struct xt_counters), ncpus, NULL);
+			    CG_CNT_RULES + num_entries * sizeof(struct xt_counters),
+			    ncpus * CG_LEVELS, NULL);
 	return fd < 0 ? -errno : fd;
+}
+
+bool codegen_counters_fit(int fd, uint32_t num_entries)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	return ncpus > 0 && !bpf_map_get_info_by_fd(fd, &info, &len) &&
+	       info.type == BPF_MAP_TYPE_ARRAY &&
+	       info.value_size == CG_CNT_RULES + num_entries * sizeof(struct xt_counters) &&
+	       info.max_entries == (uint32_t)ncpus * CG_LEVELS;
 }
 
 int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 {
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info), cpu, i;
+	uint32_t len = sizeof(info), key, i;
 	const struct xt_counters *v;
 	unsigned char *val;
 
@@ -638,14 +714,15 @@ int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 		return ncpus ? ncpus : -EINVAL;
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	if (info.value_size < CG_CNT_RULES + n * sizeof(*v))
+	if (info.value_size < CG_CNT_RULES + n * sizeof(*v) ||
+	    info.max_entries != (uint32_t)ncpus * CG_LEVELS)
 		return -EINVAL;
 	val = malloc(info.value_size);
 	if (!val)
 		return -ENOMEM;
 	v = (const struct xt_counters *)(val + CG_CNT_RULES);
-	for (cpu = 0; cpu < (uint32_t)ncpus && !err; cpu++) {
-		if (bpf_map_lookup_elem(fd, &cpu, val)) {
+	for (key = 0; key < info.max_entries && !err; key++) {
+		if (bpf_map_lookup_elem(fd, &key, val)) {
 			err = -errno;
 			break;
 		}
@@ -660,19 +737,37 @@ int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 
 static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start);
 
-/* Does any rule of @t match on a TCP option (see gen_tcp_option_walk())? */
-static bool table_needs_tcpopt(const struct table *t)
+/*
+ * What the prologue must fetch for the rules of @t: device names only if a
+ * rule tests them, the transport header only if a rule has a match (every
+ * match reads it), the TCP options only for --tcp-option.
+ */
+static void table_needs(struct codegen *cg, const struct table *t)
 {
+	static const unsigned char any[IFNAMSIZ];
 	uint32_t i, k;
 
-	for (i = 0; i < t->num_entries; i++)
-		for (k = 0; k < t->rules[i].num_matches; k++) {
-			const struct match *m = &t->rules[i].matches[k];
+	cg->need_indev = false;
+	cg->need_outdev = false;
+	cg->need_l4 = false;
+	cg->need_tcpopt = false;
+	for (i = 0; i < t->num_entries; i++) {
+		const struct rule *r = &t->rules[i];
+		const struct ipt_ip *ip = &r->ip;
+
+		if (memcmp(ip->iniface_mask, any, IFNAMSIZ) || (ip->invflags & IPT_INV_VIA_IN))
+			cg->need_indev = true;
+		if (memcmp(ip->outiface_mask, any, IFNAMSIZ) || (ip->invflags & IPT_INV_VIA_OUT))
+			cg->need_outdev = true;
+		if (r->num_matches)
+			cg->need_l4 = true;
+		for (k = 0; k < r->num_matches; k++) {
+			const struct match *m = &r->matches[k];
 
 			if (m->ops->gen == codegen_tcp_gen && ((const struct xt_tcp *)m->data)->option)
-				return true;
+				cg->need_tcpopt = true;
 		}
-	return false;
+	}
 }
 
 /*
@@ -943,7 +1038,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	cg->err_rule = UINT32_MAX;
 	cg->next_rule = UINT32_MAX;
 	cg->stacksize = table_stacksize(t);
-	cg->need_tcpopt = table_needs_tcpopt(t);
+	table_needs(cg, t);
 	w.frames = calloc(cg->stacksize + 1, sizeof(*w.frames));
 	if (!w.frames)
 		return -ENOMEM;

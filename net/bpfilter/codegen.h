@@ -14,7 +14,7 @@
  * Register convention of generated code, relied on by every match
  * generator:
  *   r6  scratch area of this run (CG_OFF_*): the packet context
- *   r7  this CPU's element of the counters map (CG_CNT_*)
+ *   r7  the counters map element this run holds (CG_CNT_*)
  *   r8  0 if the transport header of the packet's protocol (tcp 20, udp 8,
  *       icmp 8 bytes) was copied to CG_OFF_L4, non-zero if the packet is too
  *       short for it (ip_tables: skb_header_pointer() == NULL => hotdrop)
@@ -65,26 +65,32 @@ struct match;
 #define CG_REG_FRAG	BPF_REG_9
 
 /*
- * Rule counters: a BPF_MAP_TYPE_ARRAY with one element per possible CPU
- * (key: CPU number). An element holds the CPU's nesting depth, its scratch
- * areas (one per nesting level: a softirq can run a hook while a task is
- * inside one on the same CPU; deeper runs drop, fail closed) and a struct
- * xt_counters per entry of the table. The prologue looks the element up
- * once; a rule then counts with two atomic adds at a constant offset and no
- * helper call (each inlined lookup would be a patch that moves all the
- * program's branches: verification turned quadratic). An element is at
- * most KMALLOC_MAX_SIZE (4 MiB).
+ * Rule counters: a BPF_MAP_TYPE_ARRAY with CG_LEVELS elements per possible
+ * CPU (key: cpu * CG_LEVELS + level). A run takes (atomic exchange of the
+ * busy flag) the first element of its CPU that is free: a softirq can run
+ * a hook while a task is inside one on the same CPU, and such a nested run
+ * takes the next element (deeper than CG_LEVELS, it drops: fail closed).
+ * An element holds its busy flag, the run's scratch area and a struct
+ * xt_counters per entry of the table; no other run touches it while it is
+ * held, so rules count with plain adds, not atomics (two locked adds per
+ * counted rule were most of a small table's cost),
+ * and at a constant offset with no helper call (each inlined lookup would
+ * be a patch that moves all the program's branches: verification turned
+ * quadratic). The cost: CG_LEVELS copies of the counters per CPU. An
+ * element is at most KMALLOC_MAX_SIZE (4 MiB).
  */
 #define CG_LEVELS		4
-#define CG_CNT_DEPTH		0	/* u64: scratch levels in use */
-#define CG_CNT_SCRATCH		8	/* CG_LEVELS scratch areas */
-#define CG_CNT_RULES		(CG_CNT_SCRATCH + CG_LEVELS * CG_SCRATCH_SIZE)
+#define CG_CNT_BUSY		0	/* u64: non-zero while a run holds the element */
+#define CG_CNT_SCRATCH		8	/* the holder's scratch area */
+#define CG_CNT_RULES		(CG_CNT_SCRATCH + CG_SCRATCH_SIZE)
 #define CG_CNT_MAX_ENTRIES	(((4u << 20) - CG_CNT_RULES) / 16)
 
 struct xt_counters;
 
 /* A counters map for @num_entries entries: fd or -errno (-E2BIG past CG_CNT_MAX_ENTRIES). */
 int codegen_counters_create(uint32_t num_entries);
+/* Is @fd a counters map of this layout for @num_entries entries (one a restart takes back)? */
+bool codegen_counters_fit(int fd, uint32_t num_entries);
 /* Add every CPU's counters of entries 0 .. @n - 1 of map @fd to @out: 0 or -errno. */
 int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out);
 
@@ -183,8 +189,11 @@ struct codegen {
 	uint32_t depth;		/* C recursion depth of inlining, bounded */
 	bool fail_used;		/* a jump to fail_label was emitted */
 	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
-	bool depth_held;	/* past the prologue's level: exits give it back */
+	bool level_held;	/* past the prologue's take: exits give the element back */
 	bool need_tcpopt;	/* some rule has --tcp-option: the prologue walks options */
+	bool need_l4;		/* some rule has a match: the prologue reads CG_OFF_L4 */
+	bool need_indev;	/* some rule tests -i: the prologue copies CG_OFF_INDEV */
+	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
 	uint32_t seg_insns;	/* cut into segments past this size; 0: one program */
 	uint32_t seg_first;	/* built-in chain rule this segment starts at */
@@ -307,7 +316,7 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_LDX(sz, d, s, o)	CG_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_STX(sz, d, s, o)	CG_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_ST(sz, d, o, i)	CG_INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
-#define CG_ATOMIC_ADD64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
+#define CG_ATOMIC_XCHG64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_XCHG)
 #define CG_JMP_IMM(op, d, i, o)	CG_INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
 #define CG_JMP_REG(op, d, s, o)	CG_INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
 #define CG_JMP32_IMM(op, d, i, o) CG_INSN(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)

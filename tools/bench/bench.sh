@@ -12,19 +12,19 @@
 #            --report-only: measure nothing, rewrite the report from the
 #            figures of the last run of that mode (build/bench/run-MODE/)
 #
-# Needs root. Every measurement runs in two network namespaces it creates,
-# bench-src (10.200.0.1/30) and bench-dst (10.200.0.2/30), joined by a veth
-# pair; nothing outside them is touched. Each backend is measured alone, in
-# freshly created namespaces (ip_tables' filter table, an nftables base chain
-# and bpfilter's links would otherwise share the INPUT hook):
+# Needs root. Each backend gets its own two network namespaces, bsrc-BE
+# (10.200.0.1/30) and bdst-BE (10.200.0.2/30), joined by a veth pair; nothing
+# outside them is touched. For each shape and size all backends are loaded
+# side by side (their INPUT hooks are per namespace) and then measured in
+# turns, one run each per round, so drift on a shared machine hits all alike:
 #   none      no firewall
 #   iptables  stock iptables-legacy-restore against the kernel's ip_tables
 #   nft       nft -f, one nft rule per iptables rule
 #   nftset    nft -f, runs folded into sets where natural (shapes.h)
 #   bpfilter  stock iptables-legacy-restore through the LD_PRELOAD shim and
-#             bpfilter-hostd, whose helper (BPF backend) attaches in bench-dst
+#             bpfilter-hostd, whose helper (BPF backend) attaches in bdst-bpfilter
 # Packet rate = datagrams that passed INPUT (received by the socket + dropped
-# for a full socket buffer) per second of sending; median of --runs runs.
+# for a full socket buffer) per second of sending; median of --runs rounds.
 # A backend that cannot load a size is reported as FAIL, not skipped.
 set -u
 
@@ -69,7 +69,7 @@ if [ "$mode" = smoke ]; then
 	load_timeout=60
 else
 	sizes=${sizes:-"1 10 100 1000 10000 100000"}
-	runs=${runs:-3}
+	runs=${runs:-5}
 	secs=${secs:-1}
 	prog_runs=5
 	prog_ms=50
@@ -108,24 +108,30 @@ get() { awk -v s="$1" -v n="$2" -v k="$3" '$1 == s && $2 == n && $3 == k { v = $
 hostd_pid=
 sock=$work/hostd.sock
 
+# Every backend has its own pair of namespaces, bsrc-BACKEND and bdst-BACKEND.
 net_down() {
-	ip netns del bench-src 2>/dev/null
-	ip netns del bench-dst 2>/dev/null
+	local be
+	for be in none iptables nft nftset bpfilter; do
+		ip netns del "bsrc-$be" 2>/dev/null
+		ip netns del "bdst-$be" 2>/dev/null
+	done
 	return 0
 }
 
 net_up() {
-	local mac
-	net_down
-	ip netns add bench-src && ip netns add bench-dst || return 1
-	ip link add bench-veth0 netns bench-src type veth peer name bench-veth1 netns bench-dst || return 1
-	ip -n bench-src addr add 10.200.0.1/30 dev bench-veth0 &&
-	ip -n bench-dst addr add 10.200.0.2/30 dev bench-veth1 &&
-	ip -n bench-src link set lo up && ip -n bench-dst link set lo up &&
-	ip -n bench-src link set bench-veth0 up && ip -n bench-dst link set bench-veth1 up || return 1
+	local be=$1 mac
+	local sn=bsrc-$be dn=bdst-$be
+	ip netns del "$sn" 2>/dev/null
+	ip netns del "$dn" 2>/dev/null
+	ip netns add "$sn" && ip netns add "$dn" || return 1
+	ip link add bench-veth0 netns "$sn" type veth peer name bench-veth1 netns "$dn" || return 1
+	ip -n "$sn" addr add 10.200.0.1/30 dev bench-veth0 &&
+	ip -n "$dn" addr add 10.200.0.2/30 dev bench-veth1 &&
+	ip -n "$sn" link set lo up && ip -n "$dn" link set lo up &&
+	ip -n "$sn" link set bench-veth0 up && ip -n "$dn" link set bench-veth1 up || return 1
 	# A static neighbour: no ARP exchange inside the measured window.
-	mac=$(ip -n bench-dst -o link show bench-veth1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
-	ip -n bench-src neigh replace 10.200.0.2 lladdr "$mac" dev bench-veth0 nud permanent
+	mac=$(ip -n "$dn" -o link show bench-veth1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
+	ip -n "$sn" neigh replace 10.200.0.2 lladdr "$mac" dev bench-veth0 nud permanent
 }
 
 hostd_start() {
@@ -165,98 +171,95 @@ trap 'exit 130' INT TERM
 
 helper_pid() { ps -o pid= --ppid "$hostd_pid" 2>/dev/null | awk 'NR == 1 { print $1 }'; }
 
-# iptables-legacy in bench-dst, through the shim when $1 = bpfilter.
+# iptables-legacy in bdst-$1, through the shim when $1 = bpfilter.
 ipt() {
 	local be=$1; shift
 	if [ "$be" = bpfilter ]; then
-		ip netns exec bench-dst env LD_PRELOAD="$shim" BPFILTER_HOSTD="$sock" \
+		ip netns exec "bdst-$be" env LD_PRELOAD="$shim" BPFILTER_HOSTD="$sock" \
 			timeout "$load_timeout" "$@"
 	else
-		ip netns exec bench-dst timeout "$load_timeout" "$@"
+		ip netns exec "bdst-$be" timeout "$load_timeout" "$@"
 	fi
 }
 
-# One packet-rate run: prints datagrams that passed INPUT per second.
+# One packet-rate run of backend $1 for $2 s: prints datagrams that passed INPUT per second.
 pps_once() {
-	local d=$1 rfifo rpid line passed
+	local be=$1 d=$2 rfifo rpid line passed
 	rfifo=$work/recv.out
-	ip netns exec bench-dst "$bin/bench-udp" recv 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
+	ip netns exec "bdst-$be" "$bin/bench-udp" recv 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
 		> "$rfifo" 2>>"$work/udp.log" &
 	rpid=$!
 	for line in $(seq 50); do
 		grep -q ready "$rfifo" 2>/dev/null && break
 		sleep 0.05
 	done
-	ip netns exec bench-src "$bin/bench-udp" send 10.200.0.2 5001 "$d" > /dev/null 2>>"$work/udp.log"
+	ip netns exec "bsrc-$be" "$bin/bench-udp" send 10.200.0.2 5001 "$d" > /dev/null 2>>"$work/udp.log"
 	wait "$rpid"
 	passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' "$rfifo")
 	[ -n "$passed" ] || return 1
 	awk -v p="$passed" -v d="$d" 'BEGIN { printf "%d", p / d }'
 }
 
-# Median packet rate over $runs runs.
-pps() {
-	local i v all=
-	for i in $(seq "$runs"); do
-		v=$(pps_once "$secs") || return 1
-		all="$all $v"
-	done
-	echo "$all" | tr ' ' '\n' | sed '/^$/d' | sort -n |
-		awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%d", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+# Median of the numbers in file $1.
+median() {
+	sort -n "$1" | awk '{ a[NR] = $1 }
+		END { if (!NR) exit 1
+		      if (NR % 2) print a[(NR + 1) / 2]; else printf "%d", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
 
 # Does traffic from the sender still arrive? Used to prove bpfilter enforces.
 delivered_any() {
 	local v
-	v=$(pps_once 0.3) || return 1
+	v=$(pps_once "$1" 0.3) || return 1
 	[ "$v" -gt 0 ]
 }
 
-measure_none() {
-	local s=$1 n=$2 v
-	net_up || { rec "$s" "$n" none_pps FAIL; return; }
-	v=$(pps) || v=FAIL
-	rec "$s" "$n" none_pps "$v"
+# setup_BACKEND SHAPE N: namespaces and ruleset of one backend, with the
+# control-plane figures; on failure records BACKEND_pps FAIL, returns 1.
+setup_none() {
+	net_up none || { rec "$1" "$2" none_pps FAIL; return 1; }
 }
 
-measure_iptables() {
-	local s=$1 n=$2 t0 t1 v
-	net_up || { rec "$s" "$n" iptables_pps FAIL; return; }
+setup_iptables() {
+	local s=$1 n=$2 t0 t1
+	net_up iptables || { rec "$s" "$n" iptables_pps FAIL; return 1; }
 	t0=$(now)
 	if ! ipt iptables iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/iptables.log"; then
 		rec "$s" "$n" iptables_pps FAIL
-		return
+		return 1
 	fi
 	t1=$(now)
 	rec "$s" "$n" iptables_restore_s "$(elapsed "$t0" "$t1")"
-	v=$(pps) || v=FAIL
-	rec "$s" "$n" iptables_pps "$v"
+}
+
+# finish_BACKEND SHAPE N: what comes after the packet-rate runs.
+finish_iptables() {
+	local s=$1 n=$2 t0
 	t0=$(now)
 	ipt iptables iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/iptables.log" &&
 		rec "$s" "$n" iptables_append_s "$(elapsed "$t0" "$(now)")"
 }
 
-measure_nft() {
-	local s=$1 n=$2 fmt=$3 key=$4 t0 v
-	net_up || { rec "$s" "$n" "${key}_pps" FAIL; return; }
+setup_nft() {
+	local s=$1 n=$2 be=${3:-nft} t0
+	net_up "$be" || { rec "$s" "$n" "${be}_pps" FAIL; return 1; }
 	t0=$(now)
-	if ! ip netns exec bench-dst timeout "$load_timeout" nft -f "$work/$s-$n.$fmt" \
+	if ! ip netns exec "bdst-$be" timeout "$load_timeout" nft -f "$work/$s-$n.$be" \
 			2>>"$work/nft.log"; then
-		rec "$s" "$n" "${key}_pps" FAIL
-		return
+		rec "$s" "$n" "${be}_pps" FAIL
+		return 1
 	fi
-	rec "$s" "$n" "${key}_load_s" "$(elapsed "$t0" "$(now)")"
-	v=$(pps) || v=FAIL
-	rec "$s" "$n" "${key}_pps" "$v"
+	rec "$s" "$n" "${be}_load_s" "$(elapsed "$t0" "$(now)")"
 }
+setup_nftset() { setup_nft "$1" "$2" nftset; }
 
-measure_bpfilter() {
+setup_bpfilter() {
 	local s=$1 n=$2 t0 v hp line
-	net_up || { rec "$s" "$n" bpfilter_pps FAIL; return; }
+	net_up bpfilter || { rec "$s" "$n" bpfilter_pps FAIL; return 1; }
 	if ! hostd_start; then
 		log "bpfilter-hostd did not start (see $work/hostd.log)"
 		rec "$s" "$n" bpfilter_pps FAIL
-		return
+		return 1
 	fi
 	t0=$(now)
 	if ! ipt bpfilter iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/bpfilter.log"; then
@@ -264,7 +267,7 @@ measure_bpfilter() {
 		rec "$s" "$n" bpfilter_pps FAIL
 		rec "$s" "$n" bpfilter_restore_s FAIL
 		hostd_stop
-		return
+		return 1
 	fi
 	rec "$s" "$n" bpfilter_restore_s "$(elapsed "$t0" "$(now)")"
 	hp=$(helper_pid)
@@ -296,14 +299,16 @@ measure_bpfilter() {
 		rec "$s" "$n" prog_jited "$t0"
 		rec "$s" "$n" maps "$line"
 	fi
-	v=$(pps) || v=FAIL
-	rec "$s" "$n" bpfilter_pps "$v"
+}
+
+finish_bpfilter() {
+	local s=$1 n=$2 t0
 	t0=$(now)
 	ipt bpfilter iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/bpfilter.log" &&
 		rec "$s" "$n" bpfilter_append_s "$(elapsed "$t0" "$(now)")"
 	# Prove the measured path is filtered: a rule dropping the sender stops the traffic.
 	if ipt bpfilter iptables-legacy -I INPUT 1 -s 10.200.0.1/32 -j DROP 2>>"$work/bpfilter.log"; then
-		if delivered_any; then
+		if delivered_any bpfilter; then
 			rec "$s" "$n" bpfilter_enforced no
 		else
 			rec "$s" "$n" bpfilter_enforced yes
@@ -331,16 +336,28 @@ if [ "$report_only" = 0 ]; then
 			"$bin/bench-gen" "$s" "$n" iptables > "$work/$s-$n.ipt" &&
 			"$bin/bench-gen" "$s" "$n" nft > "$work/$s-$n.nft" &&
 			"$bin/bench-gen" "$s" "$n" nft-set > "$work/$s-$n.nftset" || exit 1
+			# Every backend loaded side by side, each in its own namespaces...
+			loaded=
 			for be in $backends; do
-				log "measuring shape=$s rules=$n backend=$be"
-				case $be in
-				none) measure_none "$s" "$n" ;;
-				iptables) measure_iptables "$s" "$n" ;;
-				nft) measure_nft "$s" "$n" nft nft ;;
-				nftset) measure_nft "$s" "$n" nftset nftset ;;
-				bpfilter) measure_bpfilter "$s" "$n" ;;
-				esac
+				log "loading shape=$s rules=$n backend=$be"
+				"setup_$be" "$s" "$n" && loaded="$loaded $be"
+				rm -f "$work/pps-$be"
 			done
+			# ... then measured in turns, round after round: drift on this
+			# shared machine hits every backend alike.
+			for r in $(seq "$runs"); do
+				for be in $loaded; do
+					log "measuring shape=$s rules=$n backend=$be run=$r"
+					pps_once "$be" "$secs" >> "$work/pps-$be" && echo >> "$work/pps-$be"
+				done
+			done
+			for be in $loaded; do
+				rec "$s" "$n" "${be}_pps" "$(median "$work/pps-$be" || echo FAIL)"
+				if declare -F "finish_$be" > /dev/null; then
+					"finish_$be" "$s" "$n"
+				fi
+			done
+			hostd_stop
 			net_down
 			rm -f "$work/$s-$n.ipt" "$work/$s-$n.nft" "$work/$s-$n.nftset"
 		done
@@ -402,8 +419,9 @@ targets() {
 
 report() {
 	local s n bp ip nf ns no c1l c1n r
-	echo "Kernel $(uname -r), $(nproc) CPUs, mode $mode: $runs run(s) of ${secs}s per packet-rate point" \
-	     "(median), BPF cost median of $prog_runs BPF_PROG_TEST_RUN calls; whole run ${total_s}s."
+	echo "Kernel $(uname -r), $(nproc) CPUs, mode $mode: packet rates are the median of $runs" \
+	     "round(s) of ${secs}s per backend (backends in turns), BPF cost median of $prog_runs" \
+	     "BPF_PROG_TEST_RUN calls; whole run ${total_s}s."
 	echo
 	echo "### End-to-end packet rate (UDP datagrams/s that passed INPUT)"
 	echo

@@ -429,6 +429,72 @@ TEST_F(cg, policy_accept_counts)
 	EXPECT_CNT(0, 0, 0);
 }
 
+/*
+ * Set the busy flag of the first @levels counters elements of every CPU,
+ * as runs interrupted on that CPU would have; clear the others. Returns
+ * how many elements now show busy, or -errno.
+ */
+static int set_busy(FIXTURE_DATA(cg) *self, unsigned int levels)
+{
+	int ncpus = libbpf_num_possible_cpus(), busy = 0, err = 0;
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), key;
+	uint64_t *val;
+
+	if (ncpus <= 0 || bpf_map_get_info_by_fd(self->cnt_fd, &info, &len))
+		return -EINVAL;
+	val = malloc(info.value_size);
+	if (!val)
+		return -ENOMEM;
+	for (key = 0; key < info.max_entries && !err; key++) {
+		if (bpf_map_lookup_elem(self->cnt_fd, &key, val)) {
+			err = -errno;
+			break;
+		}
+		val[CG_CNT_BUSY / 8] = key % CG_LEVELS < levels;
+		busy += key % CG_LEVELS < levels;
+		if (bpf_map_update_elem(self->cnt_fd, &key, val, BPF_EXIST))
+			err = -errno;
+	}
+	free(val);
+	return err ? err : busy;
+}
+
+/*
+ * A run that finds its CPU's first elements held (it interrupted runs on
+ * that CPU) takes the next free one and counts there, exactly; with all
+ * CG_LEVELS held it drops, counting nothing; it gives its element back.
+ */
+TEST_F(cg, nested_runs_take_a_free_element)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	unsigned int levels;
+	struct pkt p;
+
+	ASSERT_LT(0, ncpus);
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, &(struct ipt_ip){ .proto = IPPROTO_UDP });
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	pkt_udp(&p, 1, 2);
+	for (levels = 0; levels < CG_LEVELS; levels++) {
+		ASSERT_EQ((int)levels * ncpus, set_busy(self, levels));
+		EXPECT_PKT(NF_ACCEPT, &p);
+		EXPECT_CNT(OUT0, levels + 1, (levels + 1) * p.len);
+		/* Given back: only the elements marked held are still held. */
+		EXPECT_EQ((int)levels * ncpus, set_busy(self, levels));
+	}
+	ASSERT_EQ(CG_LEVELS * ncpus, set_busy(self, CG_LEVELS));
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, CG_LEVELS, CG_LEVELS * p.len);
+	EXPECT_CNT(OUT0 + 1, 0, 0);
+	ASSERT_EQ(0, set_busy(self, 0));
+	pkt_icmp(&p, 8, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, p.len);
+}
+
 TEST_F(cg, policy_drop)
 {
 	struct pkt p;
