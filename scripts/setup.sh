@@ -4,7 +4,7 @@
 set -euo pipefail
 
 stamp=/var/lib/bpfilter-setup.stamp
-want_version=4
+want_version=5
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
 	exit 0
@@ -29,7 +29,7 @@ apt-get install -y -q --no-install-recommends \
 	libelf-dev zlib1g-dev libmnl-dev \
 	iptables nftables iproute2 kmod cpio busybox-static \
 	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
-	linux-source-6.1 bpftool
+	linux-source-6.1 bpftool dkms
 
 apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev
 

@@ -9,23 +9,13 @@
 set -u
 cd "$(dirname "$0")/../.."
 
-pass=0
-fail=0
-n=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"; pass=$((pass + 1))
-	else
-		echo "not ok $n - $2"; fail=$((fail + 1))
-	fi
-}
+. scripts/tap.sh
 
 echo "TAP version 13"
 if ! make -s bench-tools > build/bench-tools.log 2>&1; then
 	cat build/bench-tools.log
 	ok 1 "build bench tools"
-	echo "# Totals: pass:$pass fail:$fail"
+	tap_totals
 	exit 1
 fi
 ok 0 "build bench tools"
@@ -70,5 +60,4 @@ for s in $shapes; do
 	done
 done
 
-echo "# Totals: pass:$pass fail:$fail"
-[ "$fail" -eq 0 ]
+tap_totals

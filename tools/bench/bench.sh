@@ -23,8 +23,9 @@
 #   nftset    nft -f, runs folded into sets where natural (shapes.h)
 #   bpfilter  stock iptables-legacy-restore through the LD_PRELOAD shim and
 #             bpfilter-hostd, whose helper (BPF backend) attaches in bdst-bpfilter
-# Packet rate = datagrams that passed INPUT (received by the socket + dropped
-# for a full socket buffer) per second of sending; median of --runs rounds.
+# Packet rate = datagrams that passed INPUT (left in the socket, never read,
+# + dropped for a full socket buffer) per second of sending; median of
+# --runs rounds.
 # A backend that cannot load a size is reported as FAIL, not skipped.
 set -u
 
@@ -69,7 +70,7 @@ if [ "$mode" = smoke ]; then
 	load_timeout=60
 else
 	sizes=${sizes:-"1 10 100 1000 10000 100000"}
-	runs=${runs:-5}
+	runs=${runs:-7}
 	secs=${secs:-1}
 	prog_runs=5
 	prog_ms=50
@@ -186,7 +187,7 @@ ipt() {
 pps_once() {
 	local be=$1 d=$2 rfifo rpid line passed
 	rfifo=$work/recv.out
-	ip netns exec "bdst-$be" "$bin/bench-udp" recv 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
+	ip netns exec "bdst-$be" "$bin/bench-udp" sink 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
 		> "$rfifo" 2>>"$work/udp.log" &
 	rpid=$!
 	for line in $(seq 50); do

@@ -10,11 +10,18 @@
  *	"received=N rcvbuf_errors=E passed=P": E is the growth of this
  *	namespace's Udp RcvbufErrors (datagrams that passed the firewall but
  *	found the socket full), P = N + E = datagrams that passed INPUT.
+ *   bench-udp sink PORT SECONDS
+ *	the same count from a socket that is never read while SECONDS run
+ *	(the datagrams it still holds at the end are counted as received):
+ *	the receiving side then costs a lookup and a drop, not a copy to user
+ *	space and a wakeup on the other CPU, so the firewall is a larger and
+ *	steadier share of each datagram's cost.
  *
  * Both loops are bounded by their SECONDS (at most 600).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,7 +117,7 @@ static int do_send(const char *addr, int port, double secs)
 	return 0;
 }
 
-static int do_recv(int port, double secs)
+static int do_recv(int port, double secs, bool sink)
 {
 	static char bufs[BATCH][2048];
 	struct sockaddr_in me = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -118,7 +125,7 @@ static int do_recv(int port, double secs)
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	uint64_t got = 0, e0 = 0, e1 = 0;
-	int fd, i, n, rcvbuf = 8 << 20, err;
+	int fd, i, n, rcvbuf = sink ? 0 : 8 << 20, err;
 	double end;
 
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -147,10 +154,18 @@ static int do_recv(int port, double secs)
 	fflush(stdout);
 	end = now() + secs;
 	while (now() < end) {
+		if (sink) {
+			/* Never read: the full socket drops, counted as RcvbufErrors. */
+			usleep(20000);
+			continue;
+		}
 		n = recvmmsg(fd, msgs, BATCH, 0, NULL);
 		if (n > 0)
 			got += n;
 	}
+	/* What a sink still holds passed INPUT too. */
+	while (sink && (n = recvmmsg(fd, msgs, BATCH, MSG_DONTWAIT, NULL)) > 0)
+		got += n;
 	err = udp_rcvbuf_errors(&e1);
 	if (err)
 		goto out;
@@ -171,11 +186,11 @@ int main(int argc, char **argv)
 		if (secs <= 0 || secs > MAX_SECONDS)
 			goto usage;
 		err = do_send(argv[2], atoi(argv[3]), secs);
-	} else if (argc == 4 && !strcmp(argv[1], "recv")) {
+	} else if (argc == 4 && (!strcmp(argv[1], "recv") || !strcmp(argv[1], "sink"))) {
 		secs = atof(argv[3]);
 		if (secs <= 0 || secs > MAX_SECONDS)
 			goto usage;
-		err = do_recv(atoi(argv[2]), secs);
+		err = do_recv(atoi(argv[2]), secs, !strcmp(argv[1], "sink"));
 	} else {
 		goto usage;
 	}
