@@ -450,7 +450,7 @@ static void gen_prologue(struct codegen *cg)
 	/* Tests of the load-failure path: a read above the stack frame. */
 	if (cg->inject_fault)
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
-	/* The context is needed again only for a tail call (gen_continue()). */
+	/* The context, reloaded after the calls below and for a tail call (gen_continue()). */
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_1, CG_STK_CTX));
 
 	/*
