@@ -445,6 +445,7 @@ static void gen_prologue(struct codegen *cg)
 	const struct btf_info *bi = cg->bi;
 	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
 	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok;
+	bool own[sizeof(l4) / sizeof(l4[0])];
 	unsigned int i, j;
 
 	/* Tests of the load-failure path: a read above the stack frame. */
@@ -549,14 +550,13 @@ static void gen_prologue(struct codegen *cg)
 		/* One read per header length: udp and icmp share theirs. */
 		for (j = 0; l4[j].len != l4[i].len; j++)
 			;
-		read[i] = j < i ? read[j] : cg_new_label(cg);
+		own[i] = j == i;
+		read[i] = own[i] ? cg_new_label(cg) : read[j];
 		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, l4[i].proto, 0), read[i]);
 	}
 	cg_ja(cg, done);
 	for (i = 0; i < nl4; i++) {
-		for (j = 0; l4[j].len != l4[i].len; j++)
-			;
-		if (j < i)
+		if (!own[i])
 			continue;
 		cg_place(cg, read[i]);
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, CG_REG_PKT, CG_OFF_THOFF));
