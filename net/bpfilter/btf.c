@@ -87,7 +87,12 @@ int btf_info_load(struct btf_info *bi)
 	bi->kf_dynptr_from_skb = btf__find_by_name_kind(btf, "bpf_dynptr_from_skb",
 							BTF_KIND_FUNC);
 	bi->kf_dynptr_slice = btf__find_by_name_kind(btf, "bpf_dynptr_slice", BTF_KIND_FUNC);
-	if (bi->kf_dynptr_from_skb < 0 || bi->kf_dynptr_slice < 0) {
+	bi->kf_rdonly_cast = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC);
+	bi->ty_iphdr = btf__find_by_name_kind(btf, "iphdr", BTF_KIND_STRUCT);
+	bi->ty_tcphdr = btf__find_by_name_kind(btf, "tcphdr", BTF_KIND_STRUCT);
+	bi->ty_udphdr = btf__find_by_name_kind(btf, "udphdr", BTF_KIND_STRUCT);
+	if (bi->kf_dynptr_from_skb < 0 || bi->kf_dynptr_slice < 0 || bi->kf_rdonly_cast < 0 ||
+	    bi->ty_iphdr < 0 || bi->ty_tcphdr < 0 || bi->ty_udphdr < 0) {
 		err = -ENOENT;
 		goto out;
 	}
@@ -102,6 +107,10 @@ int btf_info_load(struct btf_info *bi)
 		err = member_off(btf, "net_device", "name", &bi->netdev_name);
 	if (!err)
 		err = member_off(btf, "sk_buff", "len", &bi->skb_len);
+	if (!err)
+		err = member_off(btf, "sk_buff", "data_len", &bi->skb_data_len);
+	if (!err)
+		err = member_off(btf, "sk_buff", "data", &bi->skb_data);
 	if (!err)
 		bi->loaded = true;
 out:

@@ -16,6 +16,11 @@ struct btf_info {
 	/* BTF type ids of the kfuncs used by generated programs. */
 	int32_t kf_dynptr_from_skb;
 	int32_t kf_dynptr_slice;
+	int32_t kf_rdonly_cast;
+	/* BTF type ids of the headers bpf_rdonly_cast() gives a packet pointer. */
+	int32_t ty_iphdr;
+	int32_t ty_tcphdr;
+	int32_t ty_udphdr;
 	/* Byte offsets of members of kernel structs. */
 	uint32_t nf_ctx_state;		/* struct bpf_nf_ctx.state */
 	uint32_t nf_ctx_skb;		/* struct bpf_nf_ctx.skb */
@@ -23,6 +28,8 @@ struct btf_info {
 	uint32_t state_out;		/* struct nf_hook_state.out */
 	uint32_t netdev_name;		/* struct net_device.name */
 	uint32_t skb_len;		/* struct sk_buff.len */
+	uint32_t skb_data_len;		/* struct sk_buff.data_len */
+	uint32_t skb_data;		/* struct sk_buff.data */
 	bool loaded;
 };
 

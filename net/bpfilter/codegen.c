@@ -304,30 +304,112 @@ static void call_dynptr_read(struct codegen *cg, int dst)
 	cg_call_helper(cg, BPF_FUNC_dynptr_read);
 }
 
-/*
- * Copy @len packet bytes at offset r2 (set by caller) to scratch + @dst, or
- * go to @fail if the packet is shorter (skb_header_pointer() == NULL).
- * bpf_dynptr_slice() points into the skb when the bytes are linear, which
- * spares the copy through a helper that bpf_dynptr_read() makes; when they
- * are not, it copies them to @dst itself and the copy below is a no-op.
- */
-static void gen_read_header(struct codegen *cg, int dst, int len, uint32_t fail)
+/* A dynptr over the skb at CG_STK_DYNPTR, or NF_DROP: it cannot fail for a packet at these hooks. */
+static void gen_dynptr_from_skb(struct codegen *cg)
+{
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, cg->bi->nf_ctx_skb));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
+	call_kfunc(cg, cg->bi->kf_dynptr_from_skb);
+	/* Cannot see the packet: fail closed (see the top of this file). */
+	cg_drop_if(cg, BPF_REG_0, true);
+}
+
+/* r@reg = the packet offset of a header: 0, or the u64 in scratch slot @off_slot. */
+static void gen_header_off(struct codegen *cg, int reg, int off_slot)
+{
+	if (off_slot < 0)
+		cg_emit(cg, CG_MOV64_IMM(reg, 0));
+	else
+		cg_emit(cg, CG_LDX(BPF_DW, reg, CG_REG_PKT, off_slot));
+}
+
+/* Copy @len bytes at r0 to scratch + @dst. */
+static void gen_copy_header(struct codegen *cg, int dst, int len)
 {
 	int i;
 
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, CG_STK_DYNPTR));
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, dst));
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, len));
-	call_kfunc(cg, cg->bi->kf_dynptr_slice);
-	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), fail);
 	for (i = 0; i < len; i += 8) {
 		int size = len - i >= 8 ? BPF_DW : BPF_W;
 
 		cg_emit(cg, CG_LDX(size, BPF_REG_1, BPF_REG_0, i));
 		cg_emit(cg, CG_STX(size, CG_REG_PKT, BPF_REG_1, dst + i));
 	}
+}
+
+/*
+ * A header as gen_read_header() reads it: its length, the kernel struct
+ * that types it, and the loads that copy the bytes rules read (codegen.h,
+ * CG_OFF_IPH and CG_OFF_L4). Loads through a typed pointer must each fit
+ * in one member (or cover whole bitfields), hence a list.
+ */
+struct cg_header {
+	int len;
+	int32_t btf_type;
+	unsigned int nloads;
+	struct { uint8_t off, size; } loads[4];
+};
+
+/*
+ * Copy the header @h at the packet offset given by @off_slot (see
+ * gen_header_off()) to scratch + @dst, or go to @fail if the packet is
+ * shorter (ip_tables: skb_header_pointer() == NULL).
+ *
+ * The bytes are nearly always in the linear area: then they are loaded
+ * through skb->data, typed by bpf_rdonly_cast() (the verifier turns the
+ * cast into a move and the loads into fault-safe loads), which costs no
+ * call. Otherwise bpf_dynptr_slice() finds them in the fragments, or fails
+ * where skb_header_pointer() fails. The paths copy with separate loads:
+ * the verifier does not let one load see two kinds of pointer.
+ */
+static void gen_read_header(struct codegen *cg, int dst, const struct cg_header *h,
+			    int off_slot, uint32_t fail)
+{
+	uint32_t slow = cg_new_label(cg), done = cg_new_label(cg);
+	unsigned int i;
+
+	gen_header_off(cg, BPF_REG_2, off_slot);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, h->len));
+	if (cg->slow_reads)
+		cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+	else
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_HEADLEN));
+	cg_jmp(cg, CG_JMP_REG(BPF_JGT, BPF_REG_3, BPF_REG_1, 0), slow);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_DATA));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_2));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, h->btf_type));
+	call_kfunc(cg, cg->bi->kf_rdonly_cast);
+	for (i = 0; i < h->nloads; i++) {
+		cg_emit(cg, CG_LDX(h->loads[i].size, BPF_REG_1, BPF_REG_0, h->loads[i].off));
+		cg_emit(cg, CG_STX(h->loads[i].size, CG_REG_PKT, BPF_REG_1, dst + h->loads[i].off));
+	}
+	cg_ja(cg, done);
+
+	cg_place(cg, slow);
+	gen_dynptr_from_skb(cg);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, CG_STK_DYNPTR));
+	gen_header_off(cg, BPF_REG_2, off_slot);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, dst));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_4, h->len));
+	call_kfunc(cg, cg->bi->kf_dynptr_slice);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), fail);
+	/* From the skb, or already in @dst when the slice had to copy. */
+	gen_copy_header(cg, dst, h->len);
+	cg_place(cg, done);
+}
+
+/* r@reg = the TCP option length, doff * 4 - 20, of the copied header (doff >= 5). */
+static void gen_tcp_optlen(struct codegen *cg, int reg)
+{
+	cg_emit(cg, CG_LDX(BPF_B, reg, CG_REG_PKT, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, reg, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, reg, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, reg, 20));
 }
 
 /*
@@ -355,6 +437,8 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, 0, 0), done);
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
+	/* The headers may have been read without one (gen_read_header()). */
+	gen_dynptr_from_skb(cg);
 
 	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 1));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 12));
@@ -378,10 +462,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, read_ok);
 
 	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, CG_OFF_L4 + 12));
-	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
-	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
+	gen_tcp_optlen(cg, BPF_REG_2);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
 
 	cg_place(cg, loop);
@@ -437,12 +518,20 @@ static void gen_tcp_option_walk(struct codegen *cg)
  */
 static void gen_prologue(struct codegen *cg)
 {
-	static const struct { uint8_t proto, len; } l4[] = {
-		{ IPPROTO_TCP, 20 },	/* sizeof(struct tcphdr), tcp_mt() */
-		{ IPPROTO_UDP, 8 },	/* sizeof(struct udphdr), udp_mt() */
-		{ IPPROTO_ICMP, 8 },	/* sizeof(struct icmphdr), icmp_match() */
-	};
 	const struct btf_info *bi = cg->bi;
+	/* frag_off, ihl, protocol, saddr, daddr. */
+	const struct cg_header iph = { 20, bi->ty_iphdr, 4,
+		{ { 0, BPF_DW }, { 9, BPF_B }, { 12, BPF_W }, { 16, BPF_W } } };
+	/* Ports; doff and flags (a bitfield word). */
+	const struct cg_header tcph = { 20, bi->ty_tcphdr, 3,
+		{ { 0, BPF_H }, { 2, BPF_H }, { 12, BPF_H } } };
+	/* Ports, or icmp type and code: an icmphdr is as long. */
+	const struct cg_header udph = { 8, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
+	const struct { uint8_t proto; const struct cg_header *h; } l4[] = {
+		{ IPPROTO_TCP, &tcph },		/* tcp_mt() */
+		{ IPPROTO_UDP, &udph },		/* udp_mt() */
+		{ IPPROTO_ICMP, &udph },	/* icmp_match() */
+	};
 	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
 	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok;
 	bool own[sizeof(l4) / sizeof(l4[0])];
@@ -493,22 +582,24 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_MOV64_REG(CG_REG_PKT, CG_REG_CNT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, CG_REG_PKT, CG_CNT_SCRATCH));
 
+	/*
+	 * skb->len is what ip_tables counts; skb->data (the IPv4 header at
+	 * these hooks) and skb_headlen() let gen_read_header() read linear
+	 * headers without a call.
+	 */
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_skb));
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_2, BPF_REG_1, bi->skb_len));
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_2, CG_OFF_SKBLEN));
-
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
-	call_kfunc(cg, bi->kf_dynptr_from_skb);
-	/* Cannot see the packet: fail closed (see the top of this file). */
-	cg_drop_if(cg, BPF_REG_0, true);
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, BPF_REG_1, bi->skb_data_len));
+	cg_emit(cg, CG_ALU64_REG(BPF_SUB, BPF_REG_2, BPF_REG_3));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_2, CG_STK_HEADLEN));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, bi->skb_data));
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, CG_STK_DATA));
 
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
 	short_iph = cg_new_label(cg);
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
-	gen_read_header(cg, CG_OFF_IPH, 20, short_iph);
+	gen_read_header(cg, CG_OFF_IPH, &iph, -1, short_iph);
 	iph_ok = cg_new_label(cg);
 	cg_ja(cg, iph_ok);
 	cg_place(cg, short_iph);
@@ -547,8 +638,8 @@ static void gen_prologue(struct codegen *cg)
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	for (i = 0; i < nl4; i++) {
-		/* One read per header length: udp and icmp share theirs. */
-		for (j = 0; l4[j].len != l4[i].len; j++)
+		/* One read per header: udp and icmp share theirs. */
+		for (j = 0; l4[j].h != l4[i].h; j++)
 			;
 		own[i] = j == i;
 		read[i] = own[i] ? cg_new_label(cg) : read[j];
@@ -559,8 +650,7 @@ static void gen_prologue(struct codegen *cg)
 		if (!own[i])
 			continue;
 		cg_place(cg, read[i]);
-		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, CG_REG_PKT, CG_OFF_THOFF));
-		gen_read_header(cg, CG_OFF_L4, l4[i].len, done);
+		gen_read_header(cg, CG_OFF_L4, l4[i].h, CG_OFF_THOFF, done);
 		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 0));
 		cg_ja(cg, done);
 	}
@@ -931,7 +1021,7 @@ static bool seg_cut_here(const struct codegen *cg, const struct cg_walk *w, uint
 {
 	if (!cg->seg_insns || cg->depth != 1 || w->nframes || w->in_underflow || i == start)
 		return false;
-	return cg->len >= cg->seg_insns || cg->nsets + 2 > CG_MAX_SETS;
+	return cg->len - cg->prologue_len >= cg->seg_insns || cg->nsets + 2 > CG_MAX_SETS;
 }
 
 /*
@@ -1045,6 +1135,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	cg->underflow_label = cg_new_label(cg);
 
 	gen_prologue(cg);
+	cg->prologue_len = cg->len;
 	err = gen_seq(cg, &w, cg->seg_first);
 	if (err)
 		goto out;
@@ -1178,6 +1269,7 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 		cg.segment = seg;
 		cg.seg_first = start;
 		cg.inject_fault = l->inject_fault && !seg;
+		cg.slow_reads = l->slow_reads;
 		cg.cont_fd = l->cont_fd;
 		l->err_stage = "generation";
 		err = codegen_hook(&cg, t, hook);

@@ -58,6 +58,8 @@ struct match;
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
 #define CG_STK_DYNPTR	(-24)	/* struct bpf_dynptr over the skb, 16 bytes */
 #define CG_STK_KEY	(-32)	/* u32: key of the counters map lookup */
+#define CG_STK_DATA	(-40)	/* skb->data: the IPv4 header at these hooks */
+#define CG_STK_HEADLEN	(-48)	/* u64: skb_headlen(), the bytes at skb->data */
 
 #define CG_REG_PKT	BPF_REG_6
 #define CG_REG_CNT	BPF_REG_7
@@ -189,13 +191,15 @@ struct codegen {
 	uint32_t depth;		/* C recursion depth of inlining, bounded */
 	bool fail_used;		/* a jump to fail_label was emitted */
 	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
+	bool slow_reads;	/* tests: read headers as if the skb were not linear */
 	bool level_held;	/* past the prologue's take: exits give the element back */
 	bool need_tcpopt;	/* some rule has --tcp-option: the prologue walks options */
 	bool need_l4;		/* some rule has a match: the prologue reads CG_OFF_L4 */
 	bool need_indev;	/* some rule tests -i: the prologue copies CG_OFF_INDEV */
 	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
-	uint32_t seg_insns;	/* cut into segments past this size; 0: one program */
+	uint32_t seg_insns;	/* cut when the rules' code passes this size; 0: one program */
+	uint32_t prologue_len;	/* instructions before the first rule */
 	uint32_t seg_first;	/* built-in chain rule this segment starts at */
 	uint32_t segment;	/* number of this segment, 0 for the first */
 	uint32_t next_rule;	/* out: rule the next segment starts at, or UINT32_MAX */
@@ -248,6 +252,7 @@ struct cg_hook_load {
 	uint32_t fold_min;	/* as struct codegen */
 	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
 	bool inject_fault;
+	bool slow_reads;
 	char *log;		/* the verifier's log on a failed load, may be NULL */
 	size_t log_size;
 	/* Results, also on failure: */

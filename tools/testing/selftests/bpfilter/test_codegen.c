@@ -263,6 +263,7 @@ FIXTURE(cg) {
 	unsigned int nsets;	/* folded runs in all segments */
 	uint32_t fold_min;
 	uint32_t seg_insns;	/* 0: one program */
+	bool slow_reads;	/* headers through dynptr slices (non-linear skbs) */
 };
 
 FIXTURE_SETUP(cg)
@@ -301,7 +302,7 @@ static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold
 	static char log[1 << 22];
 	struct cg_hook_load l = {
 		.bi = &self->bi, .progs_fd = -1, .fold_min = fold_min, .seg_insns = seg_insns,
-		.log = log, .log_size = sizeof(log),
+		.slow_reads = self->slow_reads, .log = log, .log_size = sizeof(log),
 	};
 	int err;
 
@@ -1473,6 +1474,7 @@ static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 /* How a table is built: folding threshold and segment size (0: one program). */
 struct variant {
 	uint32_t fold_min, seg_insns;
+	bool slow_reads;
 	unsigned int insns, nsegs, nsets;
 };
 
@@ -1488,6 +1490,7 @@ static void compare_variants(struct __test_metadata *_metadata, FIXTURE_DATA(cg)
 
 	self->hook = NF_INET_LOCAL_OUT;
 	for (j = 0; j < 2; j++) {
+		self->slow_reads = v[j].slow_reads;
 		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, v[j].fold_min, v[j].seg_insns,
 					  &prog[j], &cfd[j], &cont[j]));
 		v[j].insns = self->insns;
@@ -1562,6 +1565,28 @@ TEST_F(cg, fold_equals_unfolded)
 	}
 	TH_LOG("%lu packets, %lu folded runs", packets, folded_sets);
 	EXPECT_LT(40, folded_sets);
+}
+
+/*
+ * Headers read through skb->data (linear skbs, every BPF_PROG_TEST_RUN
+ * packet) and through dynptr slices (what a non-linear skb takes) give the
+ * same verdicts and counters, short and fragmented packets included.
+ */
+TEST_F(cg, slow_reads_equal_linear_reads)
+{
+	unsigned int seed = 11, round, rounds = 20;
+	unsigned long packets = 0;
+
+	for (round = 0; round < rounds; round++) {
+		struct variant v[2] = {
+			{ .fold_min = round % 2 ? 2 : 0 },
+			{ .fold_min = round % 2 ? 2 : 0, .slow_reads = true },
+		};
+
+		ASSERT_EQ(0, random_run_table(self, &seed));
+		compare_variants(_metadata, self, &seed, v, &packets);
+	}
+	TH_LOG("%lu packets", packets);
 }
 
 /*
