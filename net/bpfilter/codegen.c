@@ -403,15 +403,6 @@ static void gen_read_header(struct codegen *cg, int dst, const struct cg_header 
 	cg_place(cg, done);
 }
 
-/* r@reg = the TCP option length, doff * 4 - 20, of the copied header (doff >= 5). */
-static void gen_tcp_optlen(struct codegen *cg, int reg)
-{
-	cg_emit(cg, CG_LDX(BPF_B, reg, CG_REG_PKT, CG_OFF_L4 + 12));
-	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, reg, 4));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, reg, 2));
-	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, reg, 20));
-}
-
 /*
  * The TCP option walk of tcp_find_option(), once per packet: the positions
  * it visits do not depend on the kind looked for, so the set of kinds seen
@@ -462,7 +453,10 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, read_ok);
 
 	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
-	gen_tcp_optlen(cg, BPF_REG_2);
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
 
 	cg_place(cg, loop);
@@ -511,10 +505,10 @@ static void gen_tcp_option_walk(struct codegen *cg)
 
 /*
  * Prologue: the packet context of codegen.h. Packet bytes are copied to the
- * scratch area from bpf_dynptr_slice()s of a bpf_dynptr_from_skb() dynptr
- * (data starts at the IPv4 header at these hooks), so later code deals only
- * in scalars. What no rule of the table reads is not fetched (table_needs()):
- * for an address-only ruleset that is one slice, the cost of a small table.
+ * scratch area by gen_read_header() (data starts at the IPv4 header at these
+ * hooks), so later code deals only in scalars. What no rule of the table
+ * reads is not fetched (table_needs()): for an address-only ruleset that is
+ * the IPv4 header alone, the cost of a small table.
  */
 static void gen_prologue(struct codegen *cg)
 {
