@@ -41,9 +41,9 @@ struct table;
 struct rule;
 struct match;
 
-/* Scratch area slots (offsets from r6) filled by the prologue. */
 /*
- * Only the header bytes rules read are sure to be copied (gen_prologue()):
+ * Scratch area slots (offsets from r6) filled by the prologue. Of the
+ * headers, only the bytes rules read are sure to be copied (gen_prologue()):
  * IPv4 0-7, 9 and 12-19; transport 0-3 and, for TCP, 12-13.
  */
 #define CG_OFF_IPH	0	/* copy of the IPv4 header, 20 bytes */

@@ -1471,7 +1471,7 @@ static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 	return table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t);
 }
 
-/* How a table is built: folding threshold and segment size (0: one program). */
+/* How a table is built: folding threshold, segment size (0: one program), header reads. */
 struct variant {
 	uint32_t fold_min, seg_insns;
 	bool slow_reads;
