@@ -112,6 +112,8 @@ int btf_info_load(struct btf_info *bi)
 	if (!err)
 		err = member_off(btf, "sk_buff", "data", &bi->skb_data);
 	if (!err)
+		err = member_off(btf, "sk_buff", "mark", &bi->skb_mark);
+	if (!err)
 		bi->loaded = true;
 out:
 	btf__free(btf);

@@ -30,6 +30,7 @@ struct btf_info {
 	uint32_t skb_len;		/* struct sk_buff.len */
 	uint32_t skb_data_len;		/* struct sk_buff.data_len */
 	uint32_t skb_data;		/* struct sk_buff.data */
+	uint32_t skb_mark;		/* struct sk_buff.mark */
 	bool loaded;
 };
 

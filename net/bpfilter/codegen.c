@@ -224,6 +224,96 @@ void cg_drop_if(struct codegen *cg, int reg, bool if_nonzero)
 	cg_place(cg, skip);
 }
 
+void cg_first_fragment(struct codegen *cg, bool tcp)
+{
+	uint32_t first;
+
+	if (!tcp) {
+		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0));
+		return;
+	}
+	/* tcp_mt(): offset 1 would let a fragment overwrite the TCP flags. */
+	first = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, CG_REG_FRAG, 0, 0), first);
+	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 1, 0));
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, first);
+}
+
+void cg_need_l4(struct codegen *cg, bool ports_only)
+{
+	uint32_t ok = cg_new_label(cg);
+
+	if (!ports_only) {
+		cg_drop_if(cg, CG_REG_L4ERR, true);
+		return;
+	}
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, CG_L4_NONE, 0), ok);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, ok);
+}
+
+void cg_fail_unless_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, bool inv)
+{
+	uint32_t ok;
+
+	if (!inv) {
+		if (min)
+			cg_jmp_fail(cg, CG_JMP32_IMM(BPF_JLT, reg, min, 0));
+		if (max != UINT32_MAX)
+			cg_jmp_fail(cg, CG_JMP32_IMM(BPF_JGT, reg, max, 0));
+		return;
+	}
+	ok = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JLT, reg, min, 0), ok);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JGT, reg, max, 0), ok);
+	cg_ja_fail(cg);
+	cg_place(cg, ok);
+}
+
+void cg_jmp_if_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, uint32_t label)
+{
+	uint32_t out;
+
+	if (min == max) {
+		cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, reg, min, 0), label);
+		return;
+	}
+	out = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JLT, reg, min, 0), out);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JLE, reg, max, 0), label);
+	cg_place(cg, out);
+}
+
+void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool inv)
+{
+	if (min == 0 && max == 0xffff && !inv)
+		return;
+	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + off));
+	cg_emit(cg, CG_BE16(BPF_REG_1));
+	cg_fail_unless_in(cg, BPF_REG_1, min, max, inv);
+}
+
+void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss)
+{
+	uint32_t done = cg_new_label(cg);
+
+	if (on_miss)
+		cg_ja(cg, done);
+	else
+		cg_ja_fail(cg);
+	cg_place(cg, hit);
+	if (!on_hit)
+		cg_ja_fail(cg);
+	cg_place(cg, done);
+}
+
+uint32_t cg_needs_l4(const void *data)
+{
+	(void)data;
+	return CG_NEED_L4;
+}
+
 void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm)
 {
 	cg_emit(cg, CG_INSN(BPF_LD | BPF_DW | BPF_IMM, reg, 0, 0, (int32_t)(uint32_t)imm));
@@ -349,7 +439,7 @@ struct cg_header {
 	int len;
 	int32_t btf_type;
 	unsigned int nloads;
-	struct { uint8_t off, size; } loads[4];
+	struct { uint8_t off, size; } loads[5];
 };
 
 /*
@@ -513,24 +603,41 @@ static void gen_tcp_option_walk(struct codegen *cg)
 static void gen_prologue(struct codegen *cg)
 {
 	const struct btf_info *bi = cg->bi;
-	/* frag_off, ihl, protocol, saddr, daddr. */
-	const struct cg_header iph = { 20, bi->ty_iphdr, 4,
+	/* frag_off, ihl, protocol, saddr, daddr; the ttl only if a rule reads it. */
+	struct cg_header iph = { 20, bi->ty_iphdr, 4,
 		{ { 0, BPF_DW }, { 9, BPF_B }, { 12, BPF_W }, { 16, BPF_W } } };
 	/* Ports; doff and flags (a bitfield word). */
 	const struct cg_header tcph = { 20, bi->ty_tcphdr, 3,
 		{ { 0, BPF_H }, { 2, BPF_H }, { 12, BPF_H } } };
 	/* Ports, or icmp type and code: an icmphdr is as long. */
 	const struct cg_header udph = { 8, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
-	const struct { uint8_t proto; const struct cg_header *h; } l4[] = {
-		{ IPPROTO_TCP, &tcph },		/* tcp_mt() */
-		{ IPPROTO_UDP, &udph },		/* udp_mt() */
-		{ IPPROTO_ICMP, &udph },	/* icmp_match() */
+	/*
+	 * Headers of which rules read the first 4 bytes (ports, the ESP SPI) or
+	 * bytes 4-7 (the AH SPI), loaded through a udphdr, as long as the
+	 * kernel's match reads: multiport 4 bytes, esp 8, ah 12.
+	 */
+	const struct cg_header ports = { 4, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
+	const struct cg_header esph = { 8, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
+	const struct cg_header ahh = { 12, bi->ty_udphdr, 2, { { 4, BPF_H }, { 6, BPF_H } } };
+	const struct { uint8_t proto; const struct cg_header *h; uint32_t need; } l4[] = {
+		{ IPPROTO_TCP, &tcph, CG_NEED_L4 | CG_NEED_PORTS },	/* tcp_mt() */
+		{ IPPROTO_UDP, &udph, CG_NEED_L4 | CG_NEED_PORTS },	/* udp_mt() */
+		{ IPPROTO_ICMP, &udph, CG_NEED_L4 },			/* icmp_match() */
+		{ IPPROTO_UDPLITE, &ports, CG_NEED_PORTS },		/* multiport_mt() */
+		{ IPPROTO_SCTP, &ports, CG_NEED_PORTS },
+		{ IPPROTO_DCCP, &ports, CG_NEED_PORTS },
+		{ IPPROTO_ESP, &esph, CG_NEED_ESP },			/* esp_mt() */
+		{ IPPROTO_AH, &ahh, CG_NEED_AH },			/* ah_mt() */
 	};
 	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
-	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok;
-	bool own[sizeof(l4) / sizeof(l4[0])];
+	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok, cut;
+	bool own[sizeof(l4) / sizeof(l4[0])], use[sizeof(l4) / sizeof(l4[0])];
 	unsigned int i, j;
 
+	if (cg->needs & CG_NEED_TTL) {
+		iph.loads[iph.nloads].off = 8;
+		iph.loads[iph.nloads++].size = BPF_B;
+	}
 	/* Tests of the load-failure path: a read above the stack frame. */
 	if (cg->inject_fault)
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, BPF_REG_10, 8));
@@ -590,6 +697,10 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_2, CG_STK_HEADLEN));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, bi->skb_data));
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, CG_STK_DATA));
+	if (cg->needs & CG_NEED_MARK) {
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, BPF_REG_1, bi->skb_mark));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_3, CG_OFF_MARK));
+	}
 
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
 	short_iph = cg_new_label(cg);
@@ -620,20 +731,25 @@ static void gen_prologue(struct codegen *cg)
 
 	/*
 	 * The transport header the packet's protocol match would read, only
-	 * for first fragments (port and icmp matches never look at others),
-	 * and only when some rule has a match.
+	 * for first fragments (port, icmp, esp and ah matches never look at
+	 * others), and only when some rule has such a match. A header cut
+	 * short may still hold the ports that multiport reads: then those.
 	 */
-	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 1));
-	if (!cg->need_l4)
+	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, CG_L4_NONE));
+	if (!(cg->needs & CG_NEED_ANY_L4))
 		return;
 	done = cg_new_label(cg);
+	cut = (cg->needs & CG_NEED_PORTS) ? cg_new_label(cg) : done;
 	for (i = 0; i < 3; i++)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_L4 + 8 * i, 0));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	for (i = 0; i < nl4; i++) {
-		/* One read per header: udp and icmp share theirs. */
-		for (j = 0; l4[j].h != l4[i].h; j++)
+		use[i] = cg->needs & l4[i].need;
+		if (!use[i])
+			continue;
+		/* One read per header: protocols of the same shape share theirs. */
+		for (j = 0; !use[j] || l4[j].h != l4[i].h; j++)
 			;
 		own[i] = j == i;
 		read[i] = own[i] ? cg_new_label(cg) : read[j];
@@ -641,15 +757,22 @@ static void gen_prologue(struct codegen *cg)
 	}
 	cg_ja(cg, done);
 	for (i = 0; i < nl4; i++) {
-		if (!own[i])
+		bool cut_ports = (cg->needs & CG_NEED_PORTS) && l4[i].h->len > ports.len;
+
+		if (!use[i] || !own[i])
 			continue;
 		cg_place(cg, read[i]);
-		gen_read_header(cg, CG_OFF_L4, l4[i].h, CG_OFF_THOFF, done);
-		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 0));
+		gen_read_header(cg, CG_OFF_L4, l4[i].h, CG_OFF_THOFF, cut_ports ? cut : done);
+		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, CG_L4_FULL));
 		cg_ja(cg, done);
 	}
+	if (cg->needs & CG_NEED_PORTS) {
+		cg_place(cg, cut);
+		gen_read_header(cg, CG_OFF_L4, &ports, CG_OFF_THOFF, done);
+		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, CG_L4_PORTS));
+	}
 	cg_place(cg, done);
-	if (cg->need_tcpopt)
+	if (cg->needs & CG_NEED_TCPOPT)
 		gen_tcp_option_walk(cg);
 }
 
@@ -823,8 +946,7 @@ static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start);
 
 /*
  * What the prologue must fetch for the rules of @t: device names only if a
- * rule tests them, the transport header only if a rule has a match (every
- * match reads it), the TCP options only for --tcp-option.
+ * rule tests them, and what the rules' matches say they read (match_ops.needs).
  */
 static void table_needs(struct codegen *cg, const struct table *t)
 {
@@ -833,8 +955,7 @@ static void table_needs(struct codegen *cg, const struct table *t)
 
 	cg->need_indev = false;
 	cg->need_outdev = false;
-	cg->need_l4 = false;
-	cg->need_tcpopt = false;
+	cg->needs = 0;
 	for (i = 0; i < t->num_entries; i++) {
 		const struct rule *r = &t->rules[i];
 		const struct ipt_ip *ip = &r->ip;
@@ -843,13 +964,11 @@ static void table_needs(struct codegen *cg, const struct table *t)
 			cg->need_indev = true;
 		if (memcmp(ip->outiface_mask, any, IFNAMSIZ) || (ip->invflags & IPT_INV_VIA_OUT))
 			cg->need_outdev = true;
-		if (r->num_matches)
-			cg->need_l4 = true;
 		for (k = 0; k < r->num_matches; k++) {
 			const struct match *m = &r->matches[k];
 
-			if (m->ops->gen == codegen_tcp_gen && ((const struct xt_tcp *)m->data)->option)
-				cg->need_tcpopt = true;
+			if (m->ops->needs)
+				cg->needs |= m->ops->needs(m->data);
 		}
 	}
 }

@@ -15,9 +15,11 @@
  * generator:
  *   r6  scratch area of this run (CG_OFF_*): the packet context
  *   r7  the counters map element this run holds (CG_CNT_*)
- *   r8  0 if the transport header of the packet's protocol (tcp 20, udp 8,
- *       icmp 8 bytes) was copied to CG_OFF_L4, non-zero if the packet is too
- *       short for it (ip_tables: skb_header_pointer() == NULL => hotdrop)
+ *   r8  how much of the transport header of the packet's protocol was
+ *       copied to CG_OFF_L4 (CG_L4_*): all of it (tcp 20, udp and icmp 8,
+ *       esp 8, ah 12, udplite/sctp/dccp 4 bytes), only the 4 bytes of the
+ *       ports, or nothing (ip_tables: skb_header_pointer() == NULL =>
+ *       hotdrop for a match that needs more)
  *   r9  fragment offset: ntohs(iph->frag_off) & IP_OFFSET
  *   r0-r5 scratch, clobbered by calls.
  * Rules never touch the stack: packet data is in the scratch area, a map
@@ -44,7 +46,8 @@ struct match;
 /*
  * Scratch area slots (offsets from r6) filled by the prologue. Of the
  * headers, only the bytes rules read are sure to be copied (gen_prologue()):
- * IPv4 0-7, 9 and 12-19; transport 0-3 and, for TCP, 12-13.
+ * IPv4 0-7, 9 and 12-19 (and 8 with CG_NEED_TTL); transport 0-3, for TCP
+ * 12-13, for AH 4-7.
  */
 #define CG_OFF_IPH	0	/* copy of the IPv4 header, 20 bytes */
 #define CG_OFF_L4	24	/* copy of the transport header, up to 20 bytes */
@@ -56,6 +59,7 @@ struct match;
 #define CG_OFF_OPTSET	136	/* 256 bits: option kinds tcp_find_option() would see */
 #define CG_OFF_OPTST	168	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
 #define CG_OFF_SETKEY	176	/* 16 bytes: key of a rule-run set lookup */
+#define CG_OFF_MARK	192	/* u32: skb->mark (CG_NEED_MARK) */
 #define CG_SCRATCH_SIZE	256
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
@@ -69,6 +73,25 @@ struct match;
 #define CG_REG_CNT	BPF_REG_7
 #define CG_REG_L4ERR	BPF_REG_8
 #define CG_REG_FRAG	BPF_REG_9
+
+/* Values of CG_REG_L4ERR. */
+#define CG_L4_FULL	0	/* the whole header of the packet's protocol */
+#define CG_L4_NONE	1	/* nothing: other protocol, fragment, or < 4 bytes */
+#define CG_L4_PORTS	2	/* only bytes 0-3, the ports: the header is cut short */
+
+/*
+ * What a match reads beyond the IPv4 header bytes always copied
+ * (match_ops.needs): the prologue fetches only what some rule of the
+ * table needs, so a small table pays for nothing else.
+ */
+#define CG_NEED_L4	(1u << 0)	/* tcp, udp, icmp headers: CG_OFF_L4, r8 */
+#define CG_NEED_PORTS	(1u << 1)	/* also udplite, sctp, dccp, and cut-short ports */
+#define CG_NEED_ESP	(1u << 2)	/* the ESP header */
+#define CG_NEED_AH	(1u << 3)	/* the AH header */
+#define CG_NEED_TCPOPT	(1u << 4)	/* TCP option kinds: CG_OFF_OPTSET, CG_OFF_OPTST */
+#define CG_NEED_TTL	(1u << 5)	/* IPv4 byte 8 at CG_OFF_IPH + 8 */
+#define CG_NEED_MARK	(1u << 6)	/* skb->mark at CG_OFF_MARK */
+#define CG_NEED_ANY_L4	(CG_NEED_L4 | CG_NEED_PORTS | CG_NEED_ESP | CG_NEED_AH)
 
 /*
  * Rule counters: a BPF_MAP_TYPE_ARRAY with CG_LEVELS elements per possible
@@ -197,8 +220,7 @@ struct codegen {
 	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
 	bool slow_reads;	/* tests: read headers as if the skb were not linear */
 	bool level_held;	/* past the prologue's take: exits give the element back */
-	bool need_tcpopt;	/* some rule has --tcp-option: the prologue walks options */
-	bool need_l4;		/* some rule has a match: the prologue reads CG_OFF_L4 */
+	uint32_t needs;		/* CG_NEED_* of all the table's matches */
 	bool need_indev;	/* some rule tests -i: the prologue copies CG_OFF_INDEV */
 	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
@@ -305,10 +327,31 @@ void cg_counter_reg(struct codegen *cg, int reg);
 /* Create and fill the maps of cg->sets (set fds in them): 0 or -errno. */
 int codegen_sets_create(struct codegen *cg);
 
-/* Per-match generators (match_ops.gen): tcp, udp, icmp. 0 or -errno. */
-int codegen_tcp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
-int codegen_udp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
-int codegen_icmp_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
+/*
+ * Building blocks of the match generators (ext_*.c). A generator jumps to
+ * the rule's no-match label when its match fails and returns NF_DROP where
+ * the kernel's match sets hotdrop.
+ */
+/* "Must not be a fragment": a non-first fragment fails; @tcp: offset 1 is a hotdrop (tcp_mt()). */
+void cg_first_fragment(struct codegen *cg, bool tcp);
+/* Hotdrop unless at least the ports (@ports_only) or the whole transport header were read. */
+void cg_need_l4(struct codegen *cg, bool ports_only);
+/* Fail the rule unless (min <= @reg <= max) ^ @inv, unsigned 32-bit compares. */
+void cg_fail_unless_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, bool inv);
+/* Jump to @label if min <= @reg <= max (32 bits, unsigned), else fall through. */
+void cg_jmp_if_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, uint32_t label);
+/* Fail unless (min <= port <= max) ^ @inv, for the port at CG_OFF_L4 + @off. */
+void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool inv);
+/*
+ * Close a test whose control reaches @hit when its condition holds and
+ * falls through here when not: the match holds on a hit iff @on_hit, on a
+ * miss iff @on_miss. Kernel matches return "cond ^ invert": with a
+ * normalised invert (!!) that is (!inv, inv); with a raw u8 invert
+ * promoted to int, (inv != 1, inv != 0).
+ */
+void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
+/* match_ops.needs of a match that reads the transport header only. */
+uint32_t cg_needs_l4(const void *data);
 
 /* Name of built-in chain @hook as iptables prints it ("INPUT"...), "?" otherwise. */
 const char *codegen_hook_name(unsigned int hook);
@@ -322,6 +365,7 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_ALU64_REG(op, d, s)	CG_INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
 #define CG_ALU32_IMM(op, d, i)	CG_INSN(BPF_ALU | (op) | BPF_K, d, 0, 0, i)
 #define CG_BE16(d)		CG_INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 16)
+#define CG_BE32(d)		CG_INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 32)
 #define CG_LDX(sz, d, s, o)	CG_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_STX(sz, d, s, o)	CG_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_ST(sz, d, o, i)	CG_INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)

@@ -86,6 +86,8 @@ static bool classify(const struct rule *r, struct run_item *it)
 {
 	const struct ipt_ip *ip = &r->ip;
 	bool s = ip->smsk.s_addr, d = ip->dmsk.s_addr;
+	const struct match *m = NULL;
+	unsigned int k, n = 0;
 	int plen;
 
 	memset(it, 0, sizeof(*it));
@@ -113,21 +115,28 @@ static bool classify(const struct rule *r, struct run_item *it)
 		it->shape.addr = s ? 1 : 2;
 	}
 
-	if (!r->num_matches)
+	/* Matches that hold for every packet (-m comment) test nothing: skip them. */
+	for (k = 0; k < r->num_matches; k++) {
+		if (r->matches[k].ops->always)
+			continue;
+		m = &r->matches[k];
+		n++;
+	}
+	if (!n)
 		/* An address alone; -p without a port match stays a rule. */
 		return !ip->proto && it->shape.addr;
-	if (r->num_matches != 1 || r->matches[0].ops->id.revision)
+	if (n != 1 || m->ops->id.revision)
 		return false;
-	if (ip->proto == IPPROTO_TCP && r->matches[0].ops->gen == codegen_tcp_gen) {
-		const struct xt_tcp *tcp = r->matches[0].data;
+	if (ip->proto == IPPROTO_TCP && m->ops == &tcp_match_ops) {
+		const struct xt_tcp *tcp = m->data;
 
 		if (tcp->spts[0] || tcp->spts[1] != 0xffff || tcp->option || tcp->flg_mask ||
 		    tcp->flg_cmp || tcp->invflags)
 			return false;
 		it->lo = tcp->dpts[0];
 		it->hi = tcp->dpts[1];
-	} else if (ip->proto == IPPROTO_UDP && r->matches[0].ops->gen == codegen_udp_gen) {
-		const struct xt_udp *udp = r->matches[0].data;
+	} else if (ip->proto == IPPROTO_UDP && m->ops == &udp_match_ops) {
+		const struct xt_udp *udp = m->data;
 
 		if (udp->spts[0] || udp->spts[1] != 0xffff || udp->invflags)
 			return false;

@@ -10,6 +10,19 @@
 #include "context.h"
 #include "match.h"
 
+/* udp_mt(): the same checks as tcp_mt() without flags and options. */
+static int udp_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
+{
+	const struct xt_udp *udp = m->data;
+
+	(void)rule;
+	cg_first_fragment(cg, false);
+	cg_need_l4(cg, false);
+	cg_port_range(cg, 0, udp->spts[0], udp->spts[1], udp->invflags & XT_UDP_INV_SRCPT);
+	cg_port_range(cg, 2, udp->dpts[0], udp->dpts[1], udp->invflags & XT_UDP_INV_DSTPT);
+	return cg->err;
+}
+
 static int udp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
 {
 	const struct xt_udp *udp = data;
@@ -28,5 +41,6 @@ const struct match_ops udp_match_ops = {
 	.usersize = sizeof(struct xt_udp),
 	.proto = IPPROTO_UDP,
 	.check = udp_check,
-	.gen = codegen_udp_gen,
+	.gen = udp_gen,
+	.needs = cg_needs_l4,
 };

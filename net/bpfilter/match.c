@@ -18,6 +18,16 @@ static const struct match_ops *const match_list[] = {
 	&tcp_match_ops,
 	&udp_match_ops,
 	&icmp_match_ops,
+	&comment_match_ops,
+	&multiport_match_ops,
+	&iprange_match_ops,
+	&mark_match_ops,
+	&length_match_ops,
+	&ttl_match_ops,
+	&tos_match_ops,
+	&dscp_match_ops,
+	&ah_match_ops,
+	&esp_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

@@ -7,6 +7,7 @@
 #ifndef NET_BPFILTER_MATCH_H
 #define NET_BPFILTER_MATCH_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
@@ -29,6 +30,10 @@ struct match_ops {
 	int (*check)(struct context *ctx, const struct ipt_ip *ip, const void *data);
 	/* Emits this match's BPF test; NULL makes a table using it EOPNOTSUPP */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct match *m);
+	/* What the test reads beyond the fixed IPv4 bytes (CG_NEED_*); NULL: nothing */
+	uint32_t (*needs)(const void *data);
+	/* Holds for every packet (comment): rule runs fold as if it were not there */
+	bool always;
 };
 
 /* One parsed xt_entry_match of a rule. data points into the owning table's blob. */
@@ -56,5 +61,15 @@ int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_ent
 extern const struct match_ops tcp_match_ops;
 extern const struct match_ops udp_match_ops;
 extern const struct match_ops icmp_match_ops;
+extern const struct match_ops comment_match_ops;
+extern const struct match_ops multiport_match_ops;
+extern const struct match_ops iprange_match_ops;
+extern const struct match_ops mark_match_ops;
+extern const struct match_ops length_match_ops;
+extern const struct match_ops ttl_match_ops;
+extern const struct match_ops tos_match_ops;
+extern const struct match_ops dscp_match_ops;
+extern const struct match_ops ah_match_ops;
+extern const struct match_ops esp_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

@@ -19,7 +19,15 @@
 #include <unistd.h>
 
 #include <linux/netfilter.h>
+#include <linux/netfilter/xt_comment.h>
+#include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_esp.h>
+#include <linux/netfilter/xt_length.h>
+#include <linux/netfilter/xt_mark.h>
+#include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter_ipv4/ipt_ah.h>
+#include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -1729,6 +1737,194 @@ TEST_F(cg, fold_100k_blocklist)
 	EXPECT_PKT(NF_DROP, &p);
 	EXPECT_CNT(OUT0 + 99999, 1, 24);
 	pkt_ip(&p, 99, "10.1.134.160", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+/* ---- extension matches (ext_*.c) ---- */
+
+/*
+ * One rule with match @name (revision @rev) and protocol @proto; verdict 0:
+ * no target, the rule only counts (a jump to the next entry, as iptables
+ * makes it).
+ */
+static void add_ext(struct tb *tb, uint16_t proto, const char *name, uint8_t rev,
+		    const void *data, size_t len, int verdict)
+{
+	struct ipt_ip ip = { .proto = proto };
+	struct xt_entry_match *m;
+
+	tb_rule(tb, &ip);
+	m = (void *)(tb->blob + tb->size);
+	tb_match(tb, name, data, len);
+	m->u.user.revision = rev;
+	tb_verdict(tb, verdict ? verdict : (int)(tb->size + XT_ALIGN(sizeof(struct xt_standard_target))));
+}
+
+/*
+ * multiport reads only the 4 bytes of ports: a TCP header cut short after
+ * them still matches (tcp_mt() would hotdrop it), fewer bytes are a hotdrop,
+ * a later fragment never matches; sctp and dccp have their ports read too.
+ */
+TEST_F(cg, multiport_reads_only_the_ports)
+{
+	struct xt_multiport_v1 mp = { .flags = XT_MULTIPORT_DESTINATION, .count = 3,
+				      .ports = { 80, 1000, 1010 }, .pflags = { 0, 1, 0 } };
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, IPPROTO_TCP, "multiport", 1, &mp, sizeof(mp), V_DROP);
+	add_ext(self->tb, IPPROTO_SCTP, "multiport", 1, &mp, sizeof(mp), V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_tcp(&p, 1, 1005, 0);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 40);
+	pkt_tcp(&p, 1, 1011, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 1, 80, 0);
+	p.len = 26;					/* 6 bytes of TCP: still the ports */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 2, 66);
+	pkt_tcp(&p, 1, 81, 0);
+	p.len = 24;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_tcp(&p, 1, 81, 0);
+	p.len = 23;					/* 3 bytes: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 2, 66);
+	EXPECT_CNT(OUT0 + 2, 2, 64);			/* 1011, and 81 in 4 bytes */
+	pkt_tcp(&p, 1, 80, 0);
+	p.d[7] = 3;					/* later fragment: no match */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	pkt_ip(&p, IPPROTO_SCTP, "10.1.1.1", "10.2.2.2", 0, 4);
+	p.d[22] = 1000 >> 8;
+	p.d[23] = 1000 & 0xff;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 24);
+}
+
+/*
+ * Kernel matches that return "cond ^ invert" with a raw u8 (multiport,
+ * mark, length) match everything for an invert that is neither 0 nor 1;
+ * those that normalise it (!!) invert as usual. iptables never sends 2, a
+ * raw blob may.
+ */
+TEST_F(cg, raw_invert_values)
+{
+	struct xt_multiport_v1 mp = { .flags = XT_MULTIPORT_SOURCE, .count = 1, .ports = { 7 },
+				      .invert = 2 };
+	struct xt_mark_mtinfo1 mark = { .mark = 1, .mask = 1, .invert = 2 };
+	struct xt_length_info len = { .min = 1000, .max = 2000, .invert = 2 };
+	struct xt_dscp_info dscp = { .dscp = 5, .invert = 2 };
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, IPPROTO_UDP, "multiport", 1, &mp, sizeof(mp), 0);
+	add_ext(self->tb, 0, "mark", 1, &mark, sizeof(mark), 0);
+	add_ext(self->tb, 0, "length", 0, &len, sizeof(len), 0);
+	add_ext(self->tb, 0, "dscp", 0, &dscp, sizeof(dscp), 0);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_udp(&p, 9, 9);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 28);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+	EXPECT_CNT(OUT0 + 2, 1, 28);
+	EXPECT_CNT(OUT0 + 3, 1, 28);			/* dscp 0 != 5, inverted */
+	p.d[1] = 5 << 2;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3, 1, 28);
+	pkt_udp(&p, 7, 7);				/* a hit: still a match */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 3, 84);
+}
+
+/* ah needs its 12-byte header, esp its 8 bytes; the SPI is compared in host order. */
+TEST_F(cg, ah_esp_header_lengths)
+{
+	struct ipt_ah ah = { .spis = { 0x10000, 0x80000000 } };
+	struct xt_esp esp = { .spis = { 7, 7 }, .invflags = XT_ESP_INV_SPI };
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, IPPROTO_AH, "ah", 0, &ah, sizeof(ah), V_DROP);
+	add_ext(self->tb, IPPROTO_ESP, "esp", 0, &esp, sizeof(esp), V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_ip(&p, IPPROTO_AH, "10.1.1.1", "10.2.2.2", 0, 12);
+	p.d[24] = 0x80;					/* SPI 0x80000000 */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 32);
+	p.d[24] = 0x80;
+	p.d[27] = 1;					/* 0x80000001: above */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	p.len = 31;					/* 11 bytes: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 32);
+	pkt_ip(&p, IPPROTO_ESP, "10.1.1.1", "10.2.2.2", 0, 8);
+	p.d[23] = 7;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	p.d[23] = 8;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+	p.len = 27;					/* 7 bytes: hotdrop, not counted */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+}
+
+/* ttl reads IPv4 byte 8, which the prologue copies only for such tables. */
+TEST_F(cg, ttl_modes)
+{
+	struct ipt_ttl_info lt = { .mode = IPT_TTL_LT, .ttl = 10 };
+	struct ipt_ttl_info ne = { .mode = IPT_TTL_NE, .ttl = 64 };
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, 0, "ttl", 0, &lt, sizeof(lt), V_DROP);
+	add_ext(self->tb, 0, "ttl", 0, &ne, sizeof(ne), V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_udp(&p, 1, 2);
+	EXPECT_PKT(NF_ACCEPT, &p);			/* 64 */
+	p.d[8] = 9;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 28);
+	p.d[8] = 10;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+}
+
+/* Every rule of a blocklist has a comment, as tools write them: still one lookup. */
+TEST_F(cg, fold_across_comments)
+{
+	struct xt_comment_info c = {};
+	struct ipt_ip ip = {};
+	char a[32];
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 1000; i++) {
+		snprintf(a, sizeof(a), "10.9.%d.%d", i >> 8, i & 255);
+		snprintf(c.comment, sizeof(c.comment), "blocked host %d", i);
+		inet_pton(AF_INET, a, &ip.src);
+		ip.smsk.s_addr = 0xffffffff;
+		tb_rule(self->tb, &ip);
+		tb_match(self->tb, "comment", &c, sizeof(c));
+		tb_verdict(self->tb, V_DROP);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions", self->insns);
+	EXPECT_GT(300, self->insns);
+	pkt_ip(&p, 99, "10.9.3.231", "1.1.1.1", 0, 4);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 999, 1, 24);
+	pkt_ip(&p, 99, "10.9.3.232", "1.1.1.1", 0, 4);
 	EXPECT_PKT(NF_ACCEPT, &p);
 }
 
