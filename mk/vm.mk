@@ -27,7 +27,7 @@ $(VM_BIN)/ipt_probe32: $(VM_SRC)/ipt_probe32.c
 	$(CC) -m32 -nostdlib -static -ffreestanding -fno-pic -fno-stack-protector \
 		-O2 -Wall -Wextra -Werror -o $@ $<
 
-vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32
+vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags
 
 vm-initramfs: vm-bins
 	@for k in $(VM_KVERS); do \

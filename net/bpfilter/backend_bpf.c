@@ -285,7 +285,10 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 		       name, l.insns, l.nsegs, l.nsets);
 		return fd;
 	}
-	if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX)
+	if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX && l.err_what)
+		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (%s)", name, l.err_rule,
+		       l.err_what);
+	else if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX)
 		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (unsupported target or match)",
 		       name, l.err_rule);
 	else

@@ -3,8 +3,9 @@
  * bpfilter.ko: takes over the iptables-legacy sockopts (the same PF_INET
  * ranges as ip_tables, so the two exclude each other) and forwards each call
  * to the embedded usermode helper, which does all the work. Also provides
- * /proc/net/ip_tables_names in every network namespace, and tells the helper
- * when a namespace goes away.
+ * /proc/net/ip_tables_names in every network namespace, tells the helper
+ * when a namespace goes away, and holds conntrack on in the namespaces whose
+ * table needs it, as ip_tables' conntrack and state matches do.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -13,6 +14,7 @@
 #include <linux/init.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
@@ -22,6 +24,8 @@
 #include <linux/sysfs.h>
 #include <linux/uidgid.h>
 #include <net/net_namespace.h>
+#include <net/netfilter/nf_conntrack.h>
+#include <net/netns/generic.h>
 #include <net/sock.h>
 
 #include "../../include/uapi/linux/bpfilter.h"
@@ -35,11 +39,20 @@ static int bpfilter_get(struct sock *sk, int cmd, void __user *user, int *len);
 static int bpfilter_net_init(struct net *net);
 static void bpfilter_net_exit(struct net *net);
 
+/* Per network namespace. */
+struct bpfilter_net {
+	bool ct_held;		/* we hold nf_ct_netns_get(net, NFPROTO_IPV4) */
+};
+
+static unsigned int bpfilter_net_id __read_mostly;
+
 /* All of the module's state. */
 static struct bpfilter_ctx {
 	struct bpfilter_umh umh;
 	struct nf_sockopt_ops sockopts;
 	struct pernet_operations pernet;
+	/* Serialises forwarded calls with the conntrack holds they change. */
+	struct mutex ct_lock;
 	bool unloading;		/* pernet exits need not reach the helper */
 } bpfilter = {
 	.umh = {
@@ -58,7 +71,10 @@ static struct bpfilter_ctx {
 	.pernet = {
 		.init	= bpfilter_net_init,
 		.exit	= bpfilter_net_exit,
+		.id	= &bpfilter_net_id,
+		.size	= sizeof(struct bpfilter_net),
 	},
+	.ct_lock = __MUTEX_INITIALIZER(bpfilter.ct_lock),
 };
 
 module_param_named(timeout_ms, bpfilter.umh.timeout_ms, uint, 0644);
@@ -81,6 +97,64 @@ static const struct kernel_param_ops bpfilter_helper_pid_ops = {
 
 module_param_cb(helper_pid, &bpfilter_helper_pid_ops, NULL, 0444);
 MODULE_PARM_DESC(helper_pid, "The running helper's pid, 0 if none (read-only)");
+
+/* Make our conntrack hold in @net follow the helper's word: 0 or -errno. */
+static int bpfilter_ct_sync(struct net *net, bool want)
+{
+	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	int err;
+
+	lockdep_assert_held(&bpfilter.ct_lock);
+	if (want && !bn->ct_held) {
+		err = nf_ct_netns_get(net, NFPROTO_IPV4);
+		if (err) {
+			pr_info_ratelimited("cannot load conntrack support for proto=%u\n",
+					    NFPROTO_IPV4);
+			return err;
+		}
+		bn->ct_held = true;
+	} else if (!want && bn->ct_held) {
+		nf_ct_netns_put(net, NFPROTO_IPV4);
+		bn->ct_held = false;
+	}
+	return 0;
+}
+
+/* One call to the helper, with the conntrack protocol of bpfilter.h: a table
+ * that needs conntrack is put in force only while we hold it there, so a
+ * retry request makes us take the hold and send the call again; after every
+ * reply the hold follows what the table in force wants. No reply (a signal,
+ * a dead helper) leaves the hold as it is: never drop what may be needed.
+ */
+static int bpfilter_call(struct net *net, struct mbox_request *req)
+{
+	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	int tries, err, ret;
+	u32 flags;
+
+	if (mutex_lock_interruptible(&bpfilter.ct_lock))
+		return -EINTR;
+	for (tries = 0; ; tries++) {
+		req->flags = BPFILTER_REQ_CT_CAPABLE | (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0);
+		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
+		if (flags == BPFILTER_UMH_NO_REPLY)
+			break;
+		ret = bpfilter_ct_sync(net, flags & (BPFILTER_REPLY_CT_WANT |
+						     BPFILTER_REPLY_RETRY));
+		if (!(flags & BPFILTER_REPLY_RETRY))
+			break;
+		/* checkentry's error, as ip_tables returns it; a second retry is a bug. */
+		if (ret || tries) {
+			err = ret ? ret : -EIO;
+			if (!ret)
+				pr_warn_ratelimited("the helper asked twice for conntrack\n");
+			bpfilter_ct_sync(net, false);
+			break;
+		}
+	}
+	mutex_unlock(&bpfilter.ct_lock);
+	return err;
+}
 
 /* Checks every call the way ip_tables does (CAP_NET_ADMIN in the namespace's
  * user namespace first), then forwards it. Callers the helper cannot serve,
@@ -113,7 +187,7 @@ static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
 	}
 	if (len < 0)
 		return -EINVAL;
-	return bpfilter_umh_request(&bpfilter.umh, &req);
+	return bpfilter_call(net, &req);
 }
 
 static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
@@ -168,10 +242,14 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	int err;
 
 	remove_proc_entry(BPFILTER_NAMES, net->proc_net);
+	/* The table goes away with the namespace (or the module): so does its hold. */
+	mutex_lock(&bpfilter.ct_lock);
+	bpfilter_ct_sync(net, false);
+	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */
 	if (READ_ONCE(bpfilter.unloading))
 		return;
-	err = bpfilter_umh_request(&bpfilter.umh, &req);
+	err = bpfilter_umh_request(&bpfilter.umh, &req, NULL);
 	if (err)
 		pr_warn("netns %u: the helper did not release its tables: %d\n",
 			net->ns.inum, err);

@@ -113,6 +113,9 @@ int btf_info_load(struct btf_info *bi)
 		err = member_off(btf, "sk_buff", "data", &bi->skb_data);
 	if (!err)
 		err = member_off(btf, "sk_buff", "mark", &bi->skb_mark);
+	/* A kernel without conntrack has no _nfct: only conntrack matches need it. */
+	if (!err && member_off(btf, "sk_buff", "_nfct", &bi->skb_nfct))
+		bi->skb_nfct = 0;
 	if (!err)
 		bi->loaded = true;
 out:

@@ -31,6 +31,7 @@ struct btf_info {
 	uint32_t skb_data_len;		/* struct sk_buff.data_len */
 	uint32_t skb_data;		/* struct sk_buff.data */
 	uint32_t skb_mark;		/* struct sk_buff.mark */
+	uint32_t skb_nfct;		/* struct sk_buff._nfct, 0 without conntrack */
 	bool loaded;
 };
 

@@ -308,6 +308,12 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss)
 	cg_place(cg, done);
 }
 
+int cg_unsupported(struct codegen *cg, const char *what)
+{
+	cg->err_what = what;
+	return -EOPNOTSUPP;
+}
+
 uint32_t cg_needs_l4(const void *data)
 {
 	(void)data;
@@ -594,6 +600,36 @@ static void gen_tcp_option_walk(struct codegen *cg)
 }
 
 /*
+ * nf_ct_get() and the state bit of xt_conntrack/xt_state (CG_OFF_CTSTATE),
+ * from skb->_nfct: the conntrack entry with ctinfo in its low 3 bits. No
+ * entry is INVALID, or UNTRACKED with ctinfo IP_CT_UNTRACKED. r1 is the skb.
+ */
+static void gen_ct_state(struct codegen *cg)
+{
+	uint32_t tracked = cg_new_label(cg), store = cg_new_label(cg);
+
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, cg->bi->skb_nfct));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_3, CG_OFF_NFCT));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, BPF_REG_3));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_4, 7));
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_4, CG_OFF_CTINFO));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, -8));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, CG_CT_INVALID));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_3, 0, 0), tracked);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_4, 7, 0), store);	/* IP_CT_UNTRACKED */
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, CG_CT_UNTRACKED));
+	cg_ja(cg, store);
+	cg_place(cg, tracked);
+	/* 1 << (ctinfo % IP_CT_IS_REPLY + 1) */
+	cg_emit(cg, CG_ALU64_IMM(BPF_MOD, BPF_REG_4, 3));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_4, 1));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 1));
+	cg_emit(cg, CG_ALU64_REG(BPF_LSH, BPF_REG_5, BPF_REG_4));
+	cg_place(cg, store);
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_5, CG_OFF_CTSTATE));
+}
+
+/*
  * Prologue: the packet context of codegen.h. Packet bytes are copied to the
  * scratch area by gen_read_header() (data starts at the IPv4 header at these
  * hooks), so later code deals only in scalars. What no rule of the table
@@ -701,6 +737,8 @@ static void gen_prologue(struct codegen *cg)
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, BPF_REG_1, bi->skb_mark));
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_3, CG_OFF_MARK));
 	}
+	if (cg->needs & CG_NEED_CT)
+		gen_ct_state(cg);
 
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
 	short_iph = cg_new_label(cg);
@@ -1374,6 +1412,7 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 	l->cont_fd = -1;
 	l->nsegs = l->insns = l->nsets = 0;
 	l->err_rule = UINT32_MAX;
+	l->err_what = NULL;
 	l->err_stage = NULL;
 	for (seg = 0; seg < CG_MAX_SEGS; seg++) {
 		codegen_init(&cg, l->bi);
@@ -1389,6 +1428,7 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 		l->nsegs++;
 		l->insns += cg.len;
 		l->err_rule = cg.err_rule;
+		l->err_what = cg.err_what;
 		if (!err && cg.next_rule != UINT32_MAX && l->cont_fd < 0) {
 			/* Only now do we know it takes more than one program. */
 			l->err_stage = "continuation";

@@ -60,6 +60,9 @@ struct match;
 #define CG_OFF_OPTST	168	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
 #define CG_OFF_SETKEY	176	/* 16 bytes: key of a rule-run set lookup */
 #define CG_OFF_MARK	192	/* u32: skb->mark (CG_NEED_MARK) */
+#define CG_OFF_CTSTATE	196	/* u32: conntrack state bit (CG_NEED_CT, CG_CT_*) */
+#define CG_OFF_CTINFO	200	/* u32: ctinfo, skb->_nfct & 7 (CG_NEED_CT) */
+#define CG_OFF_NFCT	208	/* u64: skb->_nfct (CG_NEED_CT) */
 #define CG_SCRATCH_SIZE	256
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
@@ -91,6 +94,17 @@ struct match;
 #define CG_NEED_TCPOPT	(1u << 4)	/* TCP option kinds: CG_OFF_OPTSET, CG_OFF_OPTST */
 #define CG_NEED_TTL	(1u << 5)	/* IPv4 byte 8 at CG_OFF_IPH + 8 */
 #define CG_NEED_MARK	(1u << 6)	/* skb->mark at CG_OFF_MARK */
+#define CG_NEED_CT	(1u << 7)	/* conntrack state: CG_OFF_CTSTATE, _CTINFO, _NFCT */
+
+/*
+ * CG_OFF_CTSTATE: the state bit xt_conntrack and xt_state compute, 1 << (ctinfo
+ * % IP_CT_IS_REPLY + 1) for a tracked packet, else INVALID or UNTRACKED. The
+ * two matches number UNTRACKED differently; here it is a bit of its own that
+ * each maps its mask onto.
+ */
+#define CG_CT_INVALID	(1u << 0)
+#define CG_CT_TRACKED	0x0eu		/* ESTABLISHED, RELATED, NEW: bits 1-3 */
+#define CG_CT_UNTRACKED	(1u << 30)
 #define CG_NEED_ANY_L4	(CG_NEED_L4 | CG_NEED_PORTS | CG_NEED_ESP | CG_NEED_AH)
 
 /*
@@ -208,6 +222,7 @@ struct codegen {
 	int err;		/* first error; emitters do nothing once set */
 	bool dead;		/* next instruction is unreachable: not emitted */
 	uint32_t err_rule;	/* index of the rule that has no translation */
+	const char *err_what;	/* what of it has none (cg_unsupported()), or NULL */
 
 	const struct btf_info *bi;
 	const struct table *table;
@@ -287,6 +302,7 @@ struct cg_hook_load {
 	uint32_t insns;		/* instructions in all of them */
 	uint32_t nsets;		/* folded runs in all of them */
 	uint32_t err_rule;	/* a rule without a BPF translation, or UINT32_MAX */
+	const char *err_what;	/* what of it has none, or NULL */
 	const char *err_stage;	/* "generation", "fixups", "verifier", "continuation" */
 };
 
@@ -350,6 +366,8 @@ void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool
  * promoted to int, (inv != 1, inv != 0).
  */
 void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
+/* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */
+int cg_unsupported(struct codegen *cg, const char *what);
 /* match_ops.needs of a match that reads the transport header only. */
 uint32_t cg_needs_l4(const void *data);
 

@@ -89,16 +89,25 @@ void context_fini(struct context *ctx)
 	log_fini(&ctx->log);
 }
 
+struct netns *context_find_netns(struct context *ctx, uint32_t ino)
+{
+	struct netns *ns;
+
+	for (ns = ctx->netns; ns; ns = ns->next)
+		if (ns->ino == ino)
+			return ns;
+	return NULL;
+}
+
 int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
 {
 	struct netns *ns;
 	int err;
 
-	for (ns = ctx->netns; ns; ns = ns->next) {
-		if (ns->ino == ino) {
-			*out = ns;
-			return 0;
-		}
+	ns = context_find_netns(ctx, ino);
+	if (ns) {
+		*out = ns;
+		return 0;
 	}
 	ns = calloc(1, sizeof(*ns));
 	if (!ns)

@@ -33,6 +33,8 @@ struct context {
 	const struct backend_ops *backend;
 	void *backend_priv;	/* owned by the backend: state shared by all namespaces */
 	struct log log;
+	uint32_t req_flags;	/* BPFILTER_REQ_* of the request being served */
+	uint32_t reply_flags;	/* BPFILTER_REPLY_* its handler adds to the reply */
 };
 
 /*
@@ -49,6 +51,8 @@ void context_fini(struct context *ctx);
  * Returns 0 and *out, or -errno.
  */
 int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out);
+/* The namespace @ino if it is known, else NULL; never creates it. */
+struct netns *context_find_netns(struct context *ctx, uint32_t ino);
 /*
  * Forget namespace @ino: backend release, free its tables, delete its saved state. Unknown
  * ino is fine.

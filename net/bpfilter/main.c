@@ -24,6 +24,21 @@
 #include "io.h"
 #include "log.h"
 #include "sockopt.h"
+#include "table.h"
+
+/*
+ * Whether the table in force in the request's namespace needs conntrack,
+ * said in every reply so that the module's hold follows the table.
+ */
+static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *req)
+{
+	struct netns *ns;
+
+	if (req->is_set == BPFILTER_MBOX_CONTROL && req->cmd != BPFILTER_CTL_NETNS_EXIT)
+		return 0;
+	ns = context_find_netns(ctx, req->netns_ino);
+	return ns && ns->filter->needs_conntrack ? BPFILTER_REPLY_CT_WANT : 0;
+}
 
 static int handle(struct context *ctx, const struct mbox_request *req)
 {
@@ -92,9 +107,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		memset(&reply, 0, sizeof(reply));
+		ctx.req_flags = req.flags;
+		ctx.reply_flags = 0;
 		reply.status = handle(&ctx, &req);
-		/* Echo the reserved word: the module may use it as a sequence number. */
-		reply.reserved = req.reserved;
+		reply.flags = ctx.reply_flags | conntrack_want(&ctx, &req);
 		err = write_exact(STDOUT_FILENO, &reply, sizeof(reply));
 		if (err) {
 			bf_err(&ctx, "writing a reply failed: %d", err);

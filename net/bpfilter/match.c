@@ -28,6 +28,10 @@ static const struct match_ops *const match_list[] = {
 	&dscp_match_ops,
 	&ah_match_ops,
 	&esp_match_ops,
+	&conntrack1_match_ops,
+	&conntrack2_match_ops,
+	&conntrack3_match_ops,
+	&state_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

@@ -34,6 +34,8 @@ struct match_ops {
 	uint32_t (*needs)(const void *data);
 	/* Holds for every packet (comment): rule runs fold as if it were not there */
 	bool always;
+	/* Needs conntrack on in the namespace (nf_ct_netns_get() in its checkentry) */
+	bool conntrack;
 };
 
 /* One parsed xt_entry_match of a rule. data points into the owning table's blob. */
@@ -71,5 +73,9 @@ extern const struct match_ops tos_match_ops;
 extern const struct match_ops dscp_match_ops;
 extern const struct match_ops ah_match_ops;
 extern const struct match_ops esp_match_ops;
+extern const struct match_ops conntrack1_match_ops;
+extern const struct match_ops conntrack2_match_ops;
+extern const struct match_ops conntrack3_match_ops;
+extern const struct match_ops state_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

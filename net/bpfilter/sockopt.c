@@ -184,6 +184,25 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	err = table_from_replace(ctx, &repl, blob, &new_table);
 	if (err)
 		goto out_free;
+	/*
+	 * Conntrack must be on before such a table is in force, as ip_tables'
+	 * checkentry turns it on before the swap: the module takes the hold
+	 * and sends the request again (bpfilter.h). A sender that cannot hold
+	 * it (the host test daemon) gets a table that would never match as
+	 * ip_tables matches it refused.
+	 */
+	if (new_table->needs_conntrack && !(ctx->req_flags & BPFILTER_REQ_CT_HELD)) {
+		if (ctx->req_flags & BPFILTER_REQ_CT_CAPABLE) {
+			ctx->reply_flags |= BPFILTER_REPLY_RETRY;
+		} else {
+			bf_warn(ctx, "replace '%s': conntrack and state matches need bpfilter.ko "
+				"to turn conntrack on: refused", repl.name);
+			err = -EOPNOTSUPP;
+			goto out_free;
+		}
+		err = -EAGAIN;
+		goto out_free;
+	}
 
 	/* __do_replace(): counters buffer, table lookup, hooks, entry count. */
 	if ((uint64_t)repl.num_counters * sizeof(struct xt_counters) > XT_MAX_TABLE_SIZE) {

@@ -214,7 +214,7 @@ err_free:
 int table_from_replace(struct context *ctx, const struct ipt_replace *repl, const void *blob,
 		       struct table **out)
 {
-	uint32_t *offsets = NULL, *comefrom = NULL, *back = NULL, n = 0, i;
+	uint32_t *offsets = NULL, *comefrom = NULL, *back = NULL, n = 0, i, k;
 	struct table *t;
 	int h, err;
 
@@ -287,6 +287,9 @@ int table_from_replace(struct context *ctx, const struct ipt_replace *repl, cons
 			goto err_free;
 		}
 		r->index = i;
+		for (k = 0; k < r->num_matches; k++)
+			if (r->matches[k].ops->conntrack)
+				t->needs_conntrack = true;
 		if (r->target.kind == TARGET_JUMP)
 			r->target.jump_index = find_offset(offsets, n, r->target.verdict);
 	}

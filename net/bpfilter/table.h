@@ -6,6 +6,7 @@
 #ifndef NET_BPFILTER_TABLE_H
 #define NET_BPFILTER_TABLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
@@ -26,6 +27,7 @@ struct table {
 	uint32_t size;				/* bytes of the entries blob */
 	uint32_t num_entries;
 	struct rule *rules;			/* num_entries rules in blob order */
+	bool needs_conntrack;			/* a match needs conntrack on (match_ops) */
 	/*
 	 * The submitted blob as validated, with counters zeroed and comefrom
 	 * set: the bytes the kernel would keep. rules[] point into it.

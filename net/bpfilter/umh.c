@@ -427,7 +427,7 @@ reaped:
  * (safe to resend), -ECONNRESET if it died after, -EINTR, -ETIMEDOUT.
  */
 static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
-		      int *status)
+		      int *status, u32 *flags)
 {
 	struct bpfilter_chan *chan = umh->chan;
 	long timeout = umh->timeout_ms ? msecs_to_jiffies(umh->timeout_ms) :
@@ -455,6 +455,7 @@ static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 		/* Even after a signal: the work is done, report it. */
 		chan->has_reply = false;
 		*status = chan->reply.status;
+		*flags = chan->reply.flags;
 		err = 0;
 	} else if (chan->has_req) {
 		/* Never read: withdraw it, nothing to resynchronise. */
@@ -484,6 +485,7 @@ static int umh_start(struct bpfilter_umh *umh)
 	char path[48];
 	struct file *file;
 	int status = 0;
+	u32 flags;
 	int err;
 
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
@@ -517,7 +519,7 @@ static int umh_start(struct bpfilter_umh *umh)
 	}
 	atomic_set(&umh->pid, pid_nr(chan->pid));
 
-	err = umh_submit(umh, &ping, &status);
+	err = umh_submit(umh, &ping, &status, &flags);
 	if (err == -EAGAIN)
 		err = -ECONNRESET;	/* died before reading it */
 	else if (!err && status)
@@ -557,8 +559,10 @@ static int umh_ensure(struct bpfilter_umh *umh)
 	return umh_start(umh);
 }
 
-int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req)
+int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
+			 u32 *reply_flags)
 {
+	u32 flags = BPFILTER_UMH_NO_REPLY;
 	int status = 0;
 	int tries;
 	int err;
@@ -569,7 +573,7 @@ int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req)
 		err = umh_ensure(umh);
 		if (err)
 			break;
-		err = umh_submit(umh, req, &status);
+		err = umh_submit(umh, req, &status, &flags);
 		if (err != -EAGAIN)
 			break;
 	}
@@ -584,6 +588,8 @@ int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req)
 		pr_warn("helper died while handling cmd %u\n", req->cmd);
 	}
 	mutex_unlock(&umh->lock);
+	if (reply_flags)
+		*reply_flags = err ? BPFILTER_UMH_NO_REPLY : flags;
 	return err ? err : status;
 }
 

@@ -14,6 +14,7 @@
 
 #include <linux/atomic.h>
 #include <linux/mutex.h>
+#include <linux/limits.h>
 #include <linux/types.h>
 
 struct file;
@@ -55,11 +56,16 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len);
 /* Stop and reap the helper, then release every file and mount. */
 void bpfilter_umh_exit(struct bpfilter_umh *umh);
 
+/* *reply_flags when no reply came back: the helper's state is not known. */
+#define BPFILTER_UMH_NO_REPLY	U32_MAX
+
 /* Send one request and wait for its reply; (re)starts the helper if needed.
  * Returns the helper's status (0 or -errno), -EINTR if a signal interrupted
  * the wait, -ETIMEDOUT if the helper did not answer in time (it is then
  * killed and restarted), -ECONNRESET if the helper died while handling it.
+ * *reply_flags (if not NULL) gets the reply's BPFILTER_REPLY_* flags.
  */
-int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req);
+int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
+			 u32 *reply_flags);
 
 #endif /* _NET_BPFILTER_UMH_H */

@@ -28,7 +28,7 @@ if [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
 	echo "mkinitramfs: no kernel in $kdir; run scripts/vm/fetch-kernel.sh $kver" >&2
 	exit 1
 fi
-for b in dropuid ipt_probe ipt_probe32; do
+for b in dropuid ipt_probe ipt_probe32 tcp_flags; do
 	if [ ! -x "$bindir/$b" ]; then
 		echo "mkinitramfs: $bindir/$b missing; run make vm-bins" >&2
 		exit 1
@@ -144,7 +144,8 @@ depmod -b "$root" "$kver"
 
 # The selftests and the guest side of the demo.
 cp "$tests"/*.sh "$root/selftests/"
-cp "$bindir/dropuid" "$bindir/ipt_probe" "$bindir/ipt_probe32" "$root/selftests/"
+cp "$bindir/dropuid" "$bindir/ipt_probe" "$bindir/ipt_probe32" "$bindir/tcp_flags" \
+	"$root/selftests/"
 cp scripts/vm/init "$root/init"
 cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"
 chmod 755 "$root/init" "$root"/selftests/*

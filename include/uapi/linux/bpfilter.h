@@ -41,6 +41,21 @@ enum bpfilter_mbox_control {
 };
 
 /*
+ * Conntrack runs in a namespace only while something holds it
+ * (nf_ct_netns_get()); ip_tables' conntrack and state matches hold it from
+ * checkentry to destroy. For bpfilter the module holds it, on the helper's
+ * word: a table with such a match is only put in force while the request
+ * says the module holds conntrack there; otherwise the helper changes
+ * nothing and asks for a retry, and the module takes the hold first. Every
+ * reply says whether the namespace's table in force still wants it.
+ */
+#define BPFILTER_REQ_CT_CAPABLE	(1U << 0)	/* the sender can hold conntrack */
+#define BPFILTER_REQ_CT_HELD	(1U << 1)	/* it holds it in netns_ino now */
+
+#define BPFILTER_REPLY_CT_WANT	(1U << 0)	/* the table in force needs conntrack */
+#define BPFILTER_REPLY_RETRY	(1U << 1)	/* nothing done: hold conntrack, send again */
+
+/*
  * One request. addr/len describe the caller's optval buffer in the address
  * space of process pid (a pid of the initial pid namespace). For a get, len
  * is the caller's *optlen. netns_ino is the inode number of the calling
@@ -53,13 +68,13 @@ struct mbox_request {
 	__u32 cmd;
 	__u32 pid;
 	__u32 netns_ino;
-	__u32 reserved;
+	__u32 flags;		/* BPFILTER_REQ_* */
 };
 
 /* One reply: 0 or a negative errno, returned to the caller as is. */
 struct mbox_reply {
 	__s32 status;
-	__u32 reserved;
+	__u32 flags;		/* BPFILTER_REPLY_* */
 };
 
 /*

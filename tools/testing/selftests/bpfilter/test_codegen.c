@@ -1875,14 +1875,19 @@ TEST_F(cg, ah_esp_header_lengths)
 	EXPECT_CNT(OUT0 + 1, 1, 28);
 }
 
-/* ttl reads IPv4 byte 8, which the prologue copies only for such tables. */
+/*
+ * ttl reads IPv4 byte 8, which the prologue copies only for such tables; a
+ * mode ttl_mt() does not know never matches.
+ */
 TEST_F(cg, ttl_modes)
 {
 	struct ipt_ttl_info lt = { .mode = IPT_TTL_LT, .ttl = 10 };
 	struct ipt_ttl_info ne = { .mode = IPT_TTL_NE, .ttl = 64 };
+	struct ipt_ttl_info bad = { .mode = 7, .ttl = 64 };
 	struct pkt p;
 
 	tb_begin_output(self->tb);
+	add_ext(self->tb, 0, "ttl", 0, &bad, sizeof(bad), V_DROP);
 	add_ext(self->tb, 0, "ttl", 0, &lt, sizeof(lt), V_DROP);
 	add_ext(self->tb, 0, "ttl", 0, &ne, sizeof(ne), V_DROP);
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
@@ -1892,10 +1897,11 @@ TEST_F(cg, ttl_modes)
 	EXPECT_PKT(NF_ACCEPT, &p);			/* 64 */
 	p.d[8] = 9;
 	EXPECT_PKT(NF_DROP, &p);
-	EXPECT_CNT(OUT0, 1, 28);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
 	p.d[8] = 10;
 	EXPECT_PKT(NF_DROP, &p);
-	EXPECT_CNT(OUT0 + 1, 1, 28);
+	EXPECT_CNT(OUT0 + 2, 1, 28);
+	EXPECT_CNT(OUT0, 0, 0);
 }
 
 /* Every rule of a blocklist has a comment, as tools write them: still one lookup. */

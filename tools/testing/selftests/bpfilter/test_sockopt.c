@@ -189,7 +189,8 @@ TEST_F(sockopt, revisions)
 	} cases[] = {
 		{ 0, "tcp", 0, 0 }, { 0, "udp", 0, 0 }, { 0, "icmp", 0, 0 },
 		{ 0, "tcp", 1, -EPROTONOSUPPORT }, { 0, "icmp", 255, -EPROTONOSUPPORT },
-		{ 0, "multiport", 1, -ENOENT }, { 0, "ERROR", 0, -ENOENT },
+		{ 0, "multiport", 1, 0 }, { 0, "multiport", 0, -EPROTONOSUPPORT },
+		{ 0, "nosuch", 0, -ENOENT }, { 0, "ERROR", 0, -ENOENT },
 		{ 1, "", 0, 0 }, { 1, "ERROR", 0, 0 }, { 1, "ERROR", 1, -EPROTONOSUPPORT },
 		{ 1, "REJECT", 0, -ENOENT }, { 1, "tcp", 0, -ENOENT },
 	};
@@ -469,11 +470,11 @@ TEST(helper_mbox_loop)
 	close(sv[1]);
 	req.is_set = BPFILTER_MBOX_CONTROL;
 	req.cmd = BPFILTER_CTL_PING;
-	req.reserved = 0x1234;
+	req.flags = BPFILTER_REQ_CT_CAPABLE;
 	ASSERT_EQ(sizeof(req), write(sv[0], &req, sizeof(req)));
 	ASSERT_EQ(sizeof(reply), read(sv[0], &reply, sizeof(reply)));
 	EXPECT_EQ(0, reply.status);
-	EXPECT_EQ(0x1234, reply.reserved);
+	EXPECT_EQ(0, reply.flags);			/* no table wants conntrack */
 
 	memset(&info, 0, sizeof(info));
 	strcpy(info.name, "filter");
