@@ -3,6 +3,7 @@
  * Kernel layout discovery through vmlinux BTF, with libbpf's BTF API.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <bpf/btf.h>
@@ -15,6 +16,113 @@
  * struct/union members too (sk_buff nests most of its fields in them).
  * Adds the member's byte offset to *off. Returns 0 or -ENOENT.
  */
+static int find_member(const struct btf *btf, const struct btf_type *t,
+		       const char *name, uint32_t *off, int depth);
+
+/* The struct or union type @id stands for, through modifiers and typedefs. */
+static const struct btf_type *resolve(const struct btf *btf, uint32_t id, uint32_t *out)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t))) {
+		id = t->type;
+		t = btf__type_by_id(btf, id);
+	}
+	if (out)
+		*out = id;
+	return t;
+}
+
+/*
+ * Byte offset of the dotted member path @path ("dst.u3") in struct @sname,
+ * descending into named members' types: 0 or -ENOENT.
+ */
+static int path_off(const struct btf *btf, const char *sname, const char *path,
+		    uint32_t *out)
+{
+	char comp[64];
+	const struct btf_type *t;
+	uint32_t off = 0;
+	int32_t id;
+
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	while (t && *path) {
+		const char *dot = strchr(path, '.');
+		size_t len = dot ? (size_t)(dot - path) : strlen(path);
+		const struct btf_member *m;
+		uint16_t i;
+
+		if (len >= sizeof(comp) || !btf_is_composite(t))
+			return -ENOENT;
+		memcpy(comp, path, len);
+		comp[len] = '\0';
+		if (find_member(btf, t, comp, &off, 0))
+			return -ENOENT;
+		/* The member's type: search again, named members of @t first. */
+		m = btf_members(t);
+		for (i = 0; i < btf_vlen(t); i++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off) ?: "", comp))
+				break;
+		if (i == btf_vlen(t)) {
+			/* Inside an anonymous member: only a last component may be. */
+			if (dot)
+				return -ENOENT;
+			break;
+		}
+		t = resolve(btf, m->type, NULL);
+		path = dot ? dot + 1 : path + len;
+	}
+	if (!t)
+		return -ENOENT;
+	*out = off;
+	return 0;
+}
+
+/* Size of struct @sname, 0 if unknown. */
+static uint32_t struct_size(const struct btf *btf, const char *sname)
+{
+	int32_t id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	long sz = id < 0 ? -1 : btf__resolve_size(btf, id);
+
+	return sz > 0 ? sz : 0;
+}
+
+/*
+ * The layout of struct nf_conn the conntrack match reads. It is in vmlinux
+ * when conntrack is built in, else in the nf_conntrack module's BTF (which
+ * needs the module loaded: bpfilter.ko depends on it).
+ */
+static void ct_layout_load(struct btf *vmlinux, struct btf_info *bi)
+{
+	struct btf *btf = vmlinux, *mod = NULL;
+	uint32_t th, tuple;
+	int err;
+
+	if (btf__find_by_name_kind(btf, "nf_conn", BTF_KIND_STRUCT) < 0) {
+		mod = btf__load_module_btf("nf_conntrack", vmlinux);
+		if (!mod)
+			return;
+		btf = mod;
+	}
+	err = path_off(btf, "nf_conn", "status", &bi->ct_status);
+	err = err ?: path_off(btf, "nf_conn", "timeout", &bi->ct_timeout);
+	err = err ?: path_off(btf, "nf_conn", "tuplehash", &th);
+	err = err ?: path_off(btf, "nf_conntrack_tuple_hash", "tuple", &tuple);
+	err = err ?: path_off(btf, "nf_conntrack_tuple", "src.u3", &bi->tuple_src_u3);
+	err = err ?: path_off(btf, "nf_conntrack_tuple", "src.u", &bi->tuple_src_port);
+	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.u3", &bi->tuple_dst_u3);
+	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.u", &bi->tuple_dst_port);
+	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.protonum", &bi->tuple_protonum);
+	bi->ct_tuple = th + tuple;
+	bi->ct_tuple_stride = struct_size(btf, "nf_conntrack_tuple_hash");
+	bi->ct_tuple_size = struct_size(btf, "nf_conntrack_tuple");
+	/* What the prologue copies must fit its slots (codegen.h, CG_OFF_CTTUPLE). */
+	bi->ct_ok = !err && bi->ct_tuple_stride && bi->ct_tuple_size &&
+		    bi->ct_tuple_size <= 40;
+	btf__free(mod);
+}
+
 static int find_member(const struct btf *btf, const struct btf_type *t,
 		       const char *name, uint32_t *off, int depth)
 {
@@ -116,8 +224,13 @@ int btf_info_load(struct btf_info *bi)
 	/* A kernel without conntrack has no _nfct: only conntrack matches need it. */
 	if (!err && member_off(btf, "sk_buff", "_nfct", &bi->skb_nfct))
 		bi->skb_nfct = 0;
-	if (!err)
+	if (!err) {
+		const char *hz = getenv("BPFILTER_HZ");
+
+		ct_layout_load(btf, bi);
+		bi->hz = hz ? strtoul(hz, NULL, 10) : 0;
 		bi->loaded = true;
+	}
 out:
 	btf__free(btf);
 	return err;

@@ -32,6 +32,22 @@ struct btf_info {
 	uint32_t skb_data;		/* struct sk_buff.data */
 	uint32_t skb_mark;		/* struct sk_buff.mark */
 	uint32_t skb_nfct;		/* struct sk_buff._nfct, 0 without conntrack */
+	/*
+	 * struct nf_conn, from vmlinux or the nf_conntrack module's BTF (the
+	 * conntrack match options that read the entry); ct_ok if found.
+	 */
+	bool ct_ok;
+	uint32_t ct_status;		/* nf_conn.status */
+	uint32_t ct_timeout;		/* nf_conn.timeout, u32 jiffies */
+	uint32_t ct_tuple;		/* nf_conn.tuplehash[0].tuple */
+	uint32_t ct_tuple_stride;	/* sizeof(struct nf_conntrack_tuple_hash) */
+	uint32_t ct_tuple_size;		/* sizeof(struct nf_conntrack_tuple) */
+	uint32_t tuple_src_u3;		/* in nf_conntrack_tuple: src.u3 */
+	uint32_t tuple_src_port;	/* src.u.all */
+	uint32_t tuple_dst_u3;		/* dst.u3 */
+	uint32_t tuple_dst_port;	/* dst.u.all */
+	uint32_t tuple_protonum;	/* dst.protonum */
+	uint32_t hz;			/* the kernel's HZ ($BPFILTER_HZ), 0 if unknown */
 	bool loaded;
 };
 

@@ -629,6 +629,54 @@ static void gen_ct_state(struct codegen *cg)
 	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_5, CG_OFF_CTSTATE));
 }
 
+/* bpf_probe_read_kernel(scratch + @dst, @len, ct + @off), ct at CG_STK_CT; drop if it fails. */
+static void gen_ct_read(struct codegen *cg, int dst, uint32_t len, uint32_t off)
+{
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, dst));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, len));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, CG_STK_CT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
+	cg_call_helper(cg, BPF_FUNC_probe_read_kernel);
+	/* The entry holds a reference from the skb: a failed read is a bug; fail closed. */
+	cg_drop_if(cg, BPF_REG_0, true);
+}
+
+/*
+ * The fields of the packet's conntrack entry the conntrack match reads
+ * (CG_OFF_CTSTATUS, _CTEXPIRES, _CTTUPLE), for tracked packets only. struct
+ * nf_conn is not a type the program can be given (it may live in a
+ * module's BTF), so its bytes are copied by offset (btf.c).
+ */
+static void gen_ct_entry(struct codegen *cg)
+{
+	const struct btf_info *bi = cg->bi;
+	uint32_t done = cg_new_label(cg);
+	unsigned int dir;
+
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_NFCT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, -8));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0), done);
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, CG_STK_CT));
+	gen_ct_read(cg, CG_OFF_CTSTATUS, 8, bi->ct_status);
+	for (dir = 0; dir < 2; dir++)
+		gen_ct_read(cg, CG_OFF_CTTUPLE + 40 * dir, bi->ct_tuple_size,
+			    bi->ct_tuple + dir * bi->ct_tuple_stride);
+	if (bi->hz) {
+		/* nf_ct_expires(): max((s32)(timeout - (u32)jiffies), 0), then / HZ. */
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_CTEXPIRES, 0));
+		gen_ct_read(cg, CG_OFF_CTEXPIRES, 4, bi->ct_timeout);
+		cg_call_helper(cg, BPF_FUNC_jiffies64);
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_CTEXPIRES));
+		cg_emit(cg, CG_ALU32_REG(BPF_SUB, BPF_REG_1, BPF_REG_0));
+		cg_emit(cg, CG_JMP32_IMM(BPF_JSGE, BPF_REG_1, 0, 1));
+		cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+		cg_emit(cg, CG_ALU64_IMM(BPF_DIV, BPF_REG_1, bi->hz));
+		cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_CTEXPIRES));
+	}
+	cg_place(cg, done);
+}
+
 /*
  * Prologue: the packet context of codegen.h. Packet bytes are copied to the
  * scratch area by gen_read_header() (data starts at the IPv4 header at these
@@ -739,6 +787,8 @@ static void gen_prologue(struct codegen *cg)
 	}
 	if (cg->needs & CG_NEED_CT)
 		gen_ct_state(cg);
+	if (cg->needs & CG_NEED_CT_ENTRY)
+		gen_ct_entry(cg);
 
 	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
 	short_iph = cg_new_label(cg);

@@ -63,7 +63,11 @@ struct match;
 #define CG_OFF_CTSTATE	196	/* u32: conntrack state bit (CG_NEED_CT, CG_CT_*) */
 #define CG_OFF_CTINFO	200	/* u32: ctinfo, skb->_nfct & 7 (CG_NEED_CT) */
 #define CG_OFF_NFCT	208	/* u64: skb->_nfct (CG_NEED_CT) */
-#define CG_SCRATCH_SIZE	256
+/* Of a tracked packet's conntrack entry (CG_NEED_CT_ENTRY), else undefined: */
+#define CG_OFF_CTSTATUS	216	/* u64: nf_conn.status */
+#define CG_OFF_CTEXPIRES 224	/* u64: nf_ct_expires() / HZ, in seconds */
+#define CG_OFF_CTTUPLE	232	/* 2 x 40 bytes: tuplehash[dir].tuple, ORIGINAL then REPLY */
+#define CG_SCRATCH_SIZE	312
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
@@ -71,6 +75,7 @@ struct match;
 #define CG_STK_KEY	(-32)	/* u32: key of the counters map lookup */
 #define CG_STK_DATA	(-40)	/* skb->data: the IPv4 header at these hooks */
 #define CG_STK_HEADLEN	(-48)	/* u64: skb_headlen(), the bytes at skb->data */
+#define CG_STK_CT	(-56)	/* struct nf_conn * of the packet (CG_NEED_CT_ENTRY) */
 
 #define CG_REG_PKT	BPF_REG_6
 #define CG_REG_CNT	BPF_REG_7
@@ -95,6 +100,7 @@ struct match;
 #define CG_NEED_TTL	(1u << 5)	/* IPv4 byte 8 at CG_OFF_IPH + 8 */
 #define CG_NEED_MARK	(1u << 6)	/* skb->mark at CG_OFF_MARK */
 #define CG_NEED_CT	(1u << 7)	/* conntrack state: CG_OFF_CTSTATE, _CTINFO, _NFCT */
+#define CG_NEED_CT_ENTRY (1u << 8)	/* also the entry: CG_OFF_CTSTATUS, _CTEXPIRES, _CTTUPLE */
 
 /*
  * CG_OFF_CTSTATE: the state bit xt_conntrack and xt_state compute, 1 << (ctinfo
@@ -382,6 +388,7 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_ALU64_IMM(op, d, i)	CG_INSN(BPF_ALU64 | (op) | BPF_K, d, 0, 0, i)
 #define CG_ALU64_REG(op, d, s)	CG_INSN(BPF_ALU64 | (op) | BPF_X, d, s, 0, 0)
 #define CG_ALU32_IMM(op, d, i)	CG_INSN(BPF_ALU | (op) | BPF_K, d, 0, 0, i)
+#define CG_ALU32_REG(op, d, s)	CG_INSN(BPF_ALU | (op) | BPF_X, d, s, 0, 0)
 #define CG_BE16(d)		CG_INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 16)
 #define CG_BE32(d)		CG_INSN(BPF_ALU | BPF_END | BPF_TO_BE, d, 0, 0, 32)
 #define CG_LDX(sz, d, s, o)	CG_INSN(BPF_LDX | BPF_MEM | (sz), d, s, o, 0)

@@ -12,6 +12,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/stringify.h>
 #include <linux/anon_inodes.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -616,7 +617,9 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len)
 	umh->argv[0] = BPFILTER_UMH_NAME;
 	umh->envp[0] = "HOME=/";
 	umh->envp[1] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
-	umh->envp[2] = (char *)umh->fault_env;
+	/* conntrack's --ctexpire counts seconds of HZ jiffies. */
+	umh->envp[2] = "BPFILTER_HZ=" __stringify(HZ);
+	umh->envp[3] = (char *)umh->fault_env;
 	umh->blob = blob;
 	umh->blob_len = len;
 

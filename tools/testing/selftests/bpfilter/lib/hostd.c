@@ -54,9 +54,10 @@ static int hostd_helper_up(struct hostd_ctx *c)
 }
 
 /* Forward one request; answers -EIO (and drops the helper) on transport loss. */
-static void hostd_forward(struct hostd_ctx *c, const struct mbox_request *req,
+static void hostd_forward(struct hostd_ctx *c, const struct mbox_request *in,
 			  struct mbox_reply *reply)
 {
+	struct mbox_request fwd = *in, *req = &fwd;
 	int err;
 
 	memset(reply, 0, sizeof(*reply));
@@ -65,6 +66,8 @@ static void hostd_forward(struct hostd_ctx *c, const struct mbox_request *req,
 		reply->status = -EIO;
 		return;
 	}
+	if (c->opts->ct_held)
+		fwd.flags |= BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_CT_HELD;
 	err = mbox_driver_call(&c->helper, req, reply);
 	if (err) {
 		fprintf(stderr,

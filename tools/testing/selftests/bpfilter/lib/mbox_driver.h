@@ -33,6 +33,13 @@ struct mbox_driver_opts {
 	char *const *argv;	/* full argv for the helper; NULL = {helper, NULL} */
 	int stderr_fd;		/* helper's fd 2; 0 = inherit ours */
 	int timeout_ms;		/* 0 = MBOX_DRIVER_TIMEOUT_MS */
+	/*
+	 * bpfilter-hostd -C: requests say that conntrack is held in every
+	 * namespace (BPFILTER_REQ_CT_CAPABLE | _HELD), as bpfilter.ko's do once
+	 * it holds it. The test must then keep conntrack on in its namespaces
+	 * itself (an nftables ct rule does): nothing here turns it on.
+	 */
+	bool ct_held;
 };
 
 /*

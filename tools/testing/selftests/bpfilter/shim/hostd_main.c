@@ -4,12 +4,14 @@
  * LD_PRELOAD shim.
  *
  *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG]
- *                  [-T MS] [-b]
+ *                  [-T MS] [-C] [-b]
  *
  * -b: go to the background once ready and print the daemon's pid; stop it
  * with kill PID (SIGTERM). Without -b it runs in the foreground.
  * -l: the daemon's and the helper's stderr go to LOG (appended) instead of
  * ours.
+ * -C: requests say conntrack is held in every namespace, as bpfilter.ko says
+ *     where it holds it: the caller keeps conntrack on there itself;
  * -T: bound on one request in milliseconds (default MBOX_DRIVER_TIMEOUT_MS);
  * big tables take longer than that to verify.
  */
@@ -29,7 +31,7 @@
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-T MS] [-b]\n");
+		"usage: bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG] [-T MS] [-C] [-b]\n");
 	exit(2);
 }
 
@@ -43,7 +45,7 @@ int main(int argc, char **argv)
 	pid_t pid;
 	char c;
 
-	while ((opt = getopt(argc, argv, "s:H:S:B:l:T:bh")) != -1) {
+	while ((opt = getopt(argc, argv, "s:H:S:B:l:T:Cbh")) != -1) {
 		switch (opt) {
 		case 's':
 			sock = optarg;
@@ -59,6 +61,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			background = true;
+			break;
+		case 'C':
+			opts.ct_held = true;
 			break;
 		case 'l':
 			log = optarg;

@@ -75,6 +75,27 @@ check "C: SYN|FIN to S" 0 $NC "$BIN/tcp_flags" 10.254.1.1 10.254.1.2 4000 5001 0
 sleep 1
 ok_if "INVALID: SYN|FIN counted by the INVALID rule" test "$(pkts $S INPUT 2)" = 1
 
+# Options read from the conntrack entry: counting rules, one connection.
+cat > /tmp/ct.entry <<'RULES'
+-m conntrack --ctproto tcp --ctorigdstport 5001 --ctstatus SEEN_REPLY
+-m conntrack --ctorigsrc 10.254.1.0/24 --ctrepldst 10.254.1.1 --ctstatus ASSURED
+-m conntrack --ctreplsrcport 5000:5010 ! --ctorigdst 10.254.1.9 --ctexpire 100:500000
+-m conntrack ! --ctproto tcp
+-m conntrack --ctstate ESTABLISHED,DNAT
+RULES
+i=1
+while read -r m; do
+	check "S: -I INPUT $i $m" 0 $NS $IPT -w -I INPUT $i $m
+	i=$((i + 1))
+done < /tmp/ct.entry
+ok_if "a connection to 5001" tcp_ok $C 10.254.1.2 5001
+ok_if "proto, port and SEEN_REPLY counted the packets after the SYN" test "$(pkts $S INPUT 1)" -ge 2
+ok_if "addresses and ASSURED counted the packets after the handshake" test "$(pkts $S INPUT 2)" -ge 1
+ok_if "reply port range and expiry counted" test "$(pkts $S INPUT 3)" -ge 2
+ok_if "! --ctproto tcp counted nothing" test "$(pkts $S INPUT 4)" = 0
+ok_if "ESTABLISHED,DNAT counted" test "$(pkts $S INPUT 5)" -ge 2
+check "S: back to the server ruleset" 0 $NS $IPT_RESTORE /tmp/ct.rules
+
 # The server cannot open connections: OUTPUT allows only what is established.
 check "S: OUTPUT ESTABLISHED only" 0 $NS $IPT -w -A OUTPUT -m conntrack ! --ctstate ESTABLISHED,RELATED -j DROP
 ok_if "S -> C:7001 (NEW from S) blocked" sh -c "! $NS sh -c 'nc -w 2 10.254.1.1 7001 < /dev/null' > /dev/null 2>&1"
