@@ -558,7 +558,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	}
 	b->table = new_table;
 	pin_objects(ctx, ns, b);
-	bf_info(ctx, "bpf: netns %u: table '%s' enforced (%u entries: %u programs, %u "
+	bf_dbg(ctx, "bpf: netns %u: table '%s' enforced (%u entries: %u programs, %u "
 		"instructions, %u folded runs)", ns->ino, new_table->name, new_table->num_entries,
 		total.nsegs, total.insns, total.nsets);
 	return 0;

@@ -59,7 +59,7 @@ static void reload_saved(struct context *ctx)
 int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *backend)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	log_init(&ctx->log, false, LOG_LVL_INFO);
+	log_init(&ctx->log, LOG_TO_STDERR, LOG_LVL_INFO);
 	ctx->state_dir_fd = dir_fd_or_none(state_fd);
 	ctx->bpffs_fd = dir_fd_or_none(bpffs_fd);
 	ctx->backend = backend_find(backend);

@@ -10,17 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
-void log_init(struct log *log, bool to_kmsg, enum log_level level)
+void log_init(struct log *log, enum log_target target, enum log_level level)
 {
 	log->fd = STDERR_FILENO;
 	log->kmsg = false;
+	log->levels = target == LOG_TO_MODULE;
 	log->level = level;
-	if (to_kmsg) {
+	if (target == LOG_TO_KMSG) {
 		int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 
 		if (fd >= 0) {
 			log->fd = fd;
 			log->kmsg = true;
+			log->levels = true;
 		}
 	}
 }
@@ -42,8 +44,8 @@ void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
 
 	if (level > log->level)
 		return;
-	/* kmsg takes one record per write(): build the whole line first. */
-	if (log->kmsg)
+	/* kmsg and the module take one record per write(): build the whole line first. */
+	if (log->levels)
 		n = snprintf(buf, sizeof(buf), "<%d>bpfilter: ", level);
 	else
 		n = snprintf(buf, sizeof(buf), "bpfilter: ");

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helper logging. Under the module the helper's stderr goes nowhere useful,
- * so the log can be sent to /dev/kmsg with a "bpfilter: " prefix instead.
+ * Helper logging: to stderr, to /dev/kmsg with a "bpfilter: " prefix, or,
+ * under the module, to its stderr with each line's level in front ("<7>"),
+ * which the module turns into the matching printk: routine success is
+ * debug (dynamic debug shows it), refusals and failures are warnings and
+ * errors.
  */
 #ifndef NET_BPFILTER_LOG_H
 #define NET_BPFILTER_LOG_H
@@ -15,16 +18,23 @@ enum log_level {
 	LOG_LVL_DEBUG = 7,
 };
 
+enum log_target {
+	LOG_TO_STDERR,		/* "bpfilter: msg" */
+	LOG_TO_KMSG,		/* "<level>bpfilter: msg" on /dev/kmsg */
+	LOG_TO_MODULE,		/* "<level>msg" on stderr, the module's log file */
+};
+
 struct log {
 	int fd;			/* stderr or an open /dev/kmsg */
-	bool kmsg;		/* prefix lines with <level>bpfilter: for dmesg */
+	bool kmsg;		/* fd is our own /dev/kmsg */
+	bool levels;		/* prefix lines with <level> */
 	enum log_level level;	/* messages above this level are dropped */
 };
 
 struct context;
 
-/* Log to stderr (to_kmsg false) or to /dev/kmsg; falls back to stderr. */
-void log_init(struct log *log, bool to_kmsg, enum log_level level);
+/* Log to @target (/dev/kmsg falls back to stderr), dropping what is above @level. */
+void log_init(struct log *log, enum log_target target, enum log_level level);
 /* Close /dev/kmsg if it was opened. */
 void log_fini(struct log *log);
 /* Write one printf-style message at @level; never fails. */

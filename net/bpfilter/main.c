@@ -4,7 +4,8 @@
  * from fd 0, serves it, answers with one struct mbox_reply on fd 1. EOF on
  * fd 0 means the module let go of us: exit cleanly.
  *
- * Options (argv or environment): --log=kmsg|stderr (BPFILTER_LOG),
+ * Options (argv or environment): --log=kmsg|stderr|module (BPFILTER_LOG;
+ * bpfilter.ko says module: every level, its printk sorts them),
  * --backend=store|bpf (BPFILTER_BACKEND), --debug (BPFILTER_DEBUG=1).
  */
 #define _GNU_SOURCE
@@ -82,9 +83,12 @@ int main(int argc, char **argv)
 	if (err)
 		return 1;
 	log_fini(&ctx.log);
-	log_init(&ctx.log, log_to && !strcmp(log_to, "kmsg"),
-		 debug && strcmp(debug, "0") ? LOG_LVL_DEBUG : LOG_LVL_INFO);
-	bf_info(&ctx, "helper started, backend %s, state %s", ctx.backend->name,
+	if (log_to && !strcmp(log_to, "module"))
+		log_init(&ctx.log, LOG_TO_MODULE, LOG_LVL_DEBUG);
+	else
+		log_init(&ctx.log, log_to && !strcmp(log_to, "kmsg") ? LOG_TO_KMSG : LOG_TO_STDERR,
+			 debug && strcmp(debug, "0") ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	bf_dbg(&ctx, "helper started, backend %s, state %s", ctx.backend->name,
 		ctx.state_dir_fd >= 0 ? "saved" : "not saved");
 
 	for (;;) {

@@ -170,7 +170,10 @@ static const struct file_operations chan_fops = {
 	.llseek		= noop_llseek,
 };
 
-/* The helper's stderr: each write() becomes a dmesg line. */
+/* The helper's stderr: each write() is one line, "<level>text", printed at
+ * that level: errors and warnings ratelimited, routine success as debug
+ * (dynamic debug: echo 'module bpfilter +p' > .../dynamic_debug/control).
+ */
 static ssize_t log_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
@@ -178,16 +181,29 @@ static ssize_t log_write(struct file *file, const char __user *buf,
 	char line[BPFILTER_LOG_MAX + 1];
 	size_t len = min_t(size_t, count, BPFILTER_LOG_MAX);
 	const char *msg = line;
+	int level = LOGLEVEL_INFO;
 
 	if (copy_from_user(line, buf, len))
 		return -EFAULT;
 	while (len && (line[len - 1] == '\n' || line[len - 1] == '\0'))
 		len--;
 	line[len] = '\0';
+	if (len >= 3 && msg[0] == '<' && msg[1] >= '0' && msg[1] <= '7' && msg[2] == '>') {
+		level = msg[1] - '0';
+		msg += 3;
+	}
 	/* pr_fmt() names the module already: do not print it twice. */
 	if (!strncmp(msg, prefix, sizeof(prefix) - 1))
 		msg += sizeof(prefix) - 1;
-	if (*msg)
+	if (!*msg)
+		return count;
+	if (level <= LOGLEVEL_ERR)
+		pr_err_ratelimited("helper: %s\n", msg);
+	else if (level == LOGLEVEL_WARNING)
+		pr_warn_ratelimited("helper: %s\n", msg);
+	else if (level == LOGLEVEL_DEBUG)
+		pr_debug("helper: %s\n", msg);
+	else
 		pr_info_ratelimited("helper: %s\n", msg);
 	return count;
 }
@@ -619,7 +635,9 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len)
 	umh->envp[1] = "PATH=/sbin:/bin:/usr/sbin:/usr/bin";
 	/* conntrack's --ctexpire counts seconds of HZ jiffies. */
 	umh->envp[2] = "BPFILTER_HZ=" __stringify(HZ);
-	umh->envp[3] = (char *)umh->fault_env;
+	/* Lines with their level: routine ones become pr_debug(), see log_write(). */
+	umh->envp[3] = "BPFILTER_LOG=module";
+	umh->envp[4] = (char *)umh->fault_env;
 	umh->blob = blob;
 	umh->blob_len = len;
 

@@ -41,7 +41,7 @@ struct bpfilter_umh {
 	unsigned int timeout_ms;	/* bound on one request, module param */
 	atomic_t pid;			/* the helper's pid, 0 when none */
 	char *argv[2];			/* the helper's argv and envp */
-	char *envp[5];
+	char *envp[6];
 	const char *fault_env;		/* testing: "BPFILTER_FAULT_FILE=...", or NULL */
 	unsigned int starts;
 };

@@ -114,6 +114,14 @@ ok_if "ttl: counted 1" test "$(pkts $C OUTPUT 1)" = 1
 ok_if "length: counted 1" test "$(pkts $C OUTPUT 2)" = 1
 check "C: -F" 0 $NC $IPT -w -F
 
+if [ "$BACKEND" = bpfilter ]; then
+	# Quiet by default: a successful replace writes nothing to the log.
+	before=$(dmesg | grep -c 'bpfilter')
+	check "C: one more rule" 0 $NC $IPT -w -A OUTPUT -p tcp -m multiport --dports 1,2,3 -j DROP
+	ok_if "a successful replace adds no dmesg line" test "$(dmesg | grep -c 'bpfilter')" = "$before"
+	check "C: -F" 0 $NC $IPT -w -F
+fi
+
 # A restore with every new match, saved back unchanged
 cat > /tmp/mt.rules <<'RULES'
 *filter
