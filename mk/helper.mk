@@ -8,11 +8,12 @@
 #   build/helper-asan/bpfilter_umh   a dynamically linked ASan/UBSan helper, for tests
 #
 # Helper sources are every net/bpfilter/*.c except the kernel module's own
-# files (bpfilter_kern.c, umh*.c) and BPF objects (*.bpf.c).
+# files (bpfilter_kern.c, bpfilter_kfunc.c, umh*.c) and BPF objects (*.bpf.c).
 
 HELPER_DIR := net/bpfilter
 HELPER_ALL_SRCS := $(wildcard $(HELPER_DIR)/*.c)
 HELPER_SRCS := $(filter-out $(HELPER_DIR)/main.c $(HELPER_DIR)/bpfilter_kern.c \
+	$(HELPER_DIR)/bpfilter_kfunc.c \
 	$(HELPER_DIR)/umh%.c $(HELPER_DIR)/%.bpf.c $(HELPER_DIR)/%.mod.c,$(HELPER_ALL_SRCS))
 
 HELPER_CC ?= gcc

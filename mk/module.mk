@@ -16,6 +16,7 @@
 
 MODULE_OUT ?= $(BUILD)/module
 MODULE_SRCS := net/bpfilter/Kbuild net/bpfilter/bpfilter_kern.c \
+	net/bpfilter/bpfilter_kfunc.c net/bpfilter/kfunc.h \
 	net/bpfilter/umh.c net/bpfilter/umh.h net/bpfilter/bpfilter_umh_blob.S \
 	include/uapi/linux/bpfilter.h
 MODULE_KDIRS := $(or $(KDIR),$(wildcard /usr/src/linux-headers-*-cloud-amd64))
@@ -78,7 +79,8 @@ $(BUILD)/checkpatch/scripts/checkpatch.pl:
 module-checkpatch: $(CHECKPATCH)
 	perl $(CHECKPATCH) --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES \
-		-f net/bpfilter/bpfilter_kern.c net/bpfilter/umh.c net/bpfilter/umh.h
+		-f net/bpfilter/bpfilter_kern.c net/bpfilter/bpfilter_kfunc.c net/bpfilter/kfunc.h \
+		net/bpfilter/umh.c net/bpfilter/umh.h
 
 module-clean:
 	rm -rf $(MODULE_OUT)

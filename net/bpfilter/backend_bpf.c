@@ -140,6 +140,7 @@ static void global_put(struct context *ctx)
 	if (!g || g->users)
 		return;
 	close_fd(&g->self_netns_fd);
+	btf_info_free(&g->bi);
 	free(g->log);
 	free(g);
 	ctx->backend_priv = NULL;

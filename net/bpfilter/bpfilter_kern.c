@@ -29,6 +29,7 @@
 #include <net/sock.h>
 
 #include "../../include/uapi/linux/bpfilter.h"
+#include "kfunc.h"
 #include "umh.h"
 
 #define BPFILTER_NAMES	"ip_tables_names"
@@ -267,6 +268,12 @@ static int __init bpfilter_init(void)
 			return -ENOMEM;
 		pr_warn("testing: programs fail verification while %s exists\n",
 			verifier_fault_file);
+	}
+	/* Before the helper starts: it looks the kfuncs up in our BTF. */
+	err = bpfilter_kfunc_init();
+	if (err) {
+		pr_err("cannot register the kfuncs: %d\n", err);
+		goto free_env;
 	}
 	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
 				bpfilter_umh_end - bpfilter_umh_start);

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
@@ -123,6 +126,55 @@ static void ct_layout_load(struct btf *vmlinux, struct btf_info *bi)
 	btf__free(mod);
 }
 
+/* An fd of the loaded BTF object named @name (a module's), or -1. */
+static int module_btf_fd(const char *name)
+{
+	uint32_t id = 0;
+
+	while (!bpf_btf_get_next_id(id, &id)) {
+		struct bpf_btf_info info = { 0 };
+		uint32_t len = sizeof(info);
+		char buf[64] = "";
+		int fd;
+
+		fd = bpf_btf_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		info.name = (uintptr_t)buf;
+		info.name_len = sizeof(buf);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.kernel_btf &&
+		    !strcmp(buf, name))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
+/* bpfilter.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
+static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
+{
+	struct btf *mod = btf__load_module_btf("bpfilter", vmlinux);
+
+	bi->kf_reject = -1;
+	bi->mod_btf_fd = -1;
+	if (!mod)
+		return;
+	bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
+	if (bi->kf_reject > 0)
+		bi->mod_btf_fd = module_btf_fd("bpfilter");
+	if (bi->mod_btf_fd < 0)
+		bi->kf_reject = -1;
+	btf__free(mod);
+}
+
+void btf_info_free(struct btf_info *bi)
+{
+	if (bi->mod_btf_fd >= 0)
+		close(bi->mod_btf_fd);
+	bi->mod_btf_fd = -1;
+	bi->kf_reject = -1;
+}
+
 static int find_member(const struct btf *btf, const struct btf_type *t,
 		       const char *name, uint32_t *off, int depth)
 {
@@ -188,6 +240,8 @@ int btf_info_load(struct btf_info *bi)
 	int err;
 
 	memset(bi, 0, sizeof(*bi));
+	bi->kf_reject = -1;
+	bi->mod_btf_fd = -1;
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return errno ? -errno : -ENOENT;
@@ -228,6 +282,7 @@ int btf_info_load(struct btf_info *bi)
 		const char *hz = getenv("BPFILTER_HZ");
 
 		ct_layout_load(btf, bi);
+		module_kfuncs_load(btf, bi);
 		bi->hz = hz ? strtoul(hz, NULL, 10) : 0;
 		bi->loaded = true;
 	}

@@ -48,11 +48,20 @@ struct btf_info {
 	uint32_t tuple_dst_port;	/* dst.u.all */
 	uint32_t tuple_protonum;	/* dst.protonum */
 	uint32_t hz;			/* the kernel's HZ ($BPFILTER_HZ), 0 if unknown */
+	/*
+	 * bpfilter.ko's kfuncs (bpfilter_kfunc.c), in its module BTF: ids, or
+	 * -1 without the module; mod_btf_fd is that BTF's fd (fd_array[1] of a
+	 * program that calls them), or -1.
+	 */
+	int32_t kf_reject;
+	int mod_btf_fd;
 	bool loaded;
 };
 
 /* Fill *bi from the running kernel's vmlinux BTF; 0 or -errno (-ENOENT when
  * a kfunc or member is missing, i.e. the kernel lacks BPF netfilter). */
 int btf_info_load(struct btf_info *bi);
+/* Release what btf_info_load() keeps open (the module BTF fd). */
+void btf_info_free(struct btf_info *bi);
 
 #endif /* _BPFILTER_BTF_H */

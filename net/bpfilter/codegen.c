@@ -308,6 +308,17 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss)
 	cg_place(cg, done);
 }
 
+void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id)
+{
+	cg_emit(cg, CG_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, btf_id));
+	cg->mod_kfuncs = true;
+}
+
+void cg_ld_ctx(struct codegen *cg, int reg)
+{
+	cg_emit(cg, CG_LDX(BPF_DW, reg, BPF_REG_10, CG_STK_CTX));
+}
+
 int cg_unsupported(struct codegen *cg, const char *what)
 {
 	cg->err_what = what;
@@ -1125,6 +1136,9 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		*terminal = false;
 		return 0;
 	case TARGET_OTHER:
+		/* The extension's own generator: it ends with a verdict. */
+		if (r->target.ops->gen)
+			return r->target.ops->gen(cg, r, &r->target);
 		break;
 	}
 	return -EOPNOTSUPP;
@@ -1419,7 +1433,12 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 int codegen_load(const struct codegen *cg, const char *name, char *log, size_t log_size)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
+	/* A module kfunc call names its BTF by index in fd_array (cg_call_module_kfunc()). */
+	int fd_array[2] = { -1, cg->bi->mod_btf_fd };
 	int fd, err;
+
+	if (cg->mod_kfuncs)
+		opts.fd_array = fd_array;
 
 	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
 	if (fd >= 0 || !log || !log_size)

@@ -239,6 +239,7 @@ struct codegen {
 	uint32_t depth;		/* C recursion depth of inlining, bounded */
 	bool fail_used;		/* a jump to fail_label was emitted */
 	bool inject_fault;	/* tests: emit an instruction the verifier rejects */
+	bool mod_kfuncs;	/* calls bpfilter.ko's kfuncs: load with its BTF fd */
 	bool slow_reads;	/* tests: read headers as if the skb were not linear */
 	bool level_held;	/* past the prologue's take: exits give the element back */
 	uint32_t needs;		/* CG_NEED_* of all the table's matches */
@@ -372,6 +373,10 @@ void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool
  * promoted to int, (inv != 1, inv != 0).
  */
 void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
+/* Call kfunc @btf_id of bpfilter.ko (btf_info.kf_*): r1-r5 arguments, r0 result. */
+void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
+/* Load the program's context (struct bpf_nf_ctx *) into @reg. */
+void cg_ld_ctx(struct codegen *cg, int reg);
 /* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */
 int cg_unsupported(struct codegen *cg, const char *what);
 /* match_ops.needs of a match that reads the transport header only. */

@@ -17,6 +17,7 @@
 static const struct target_ops *const target_list[] = {
 	&standard_target_ops,
 	&error_target_ops,
+	&reject_target_ops,
 };
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))
@@ -51,6 +52,12 @@ int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t
 	if (et->u.target_size - sizeof(*et) != ops->size) {
 		bf_dbg(ctx, "target '%s': size %u, want %u", ops->id.name,
 		       (unsigned int)(et->u.target_size - sizeof(*et)), ops->size);
+		return -EINVAL;
+	}
+	/* xt_check_target()'s order: size, hooks, protocol, checkentry. */
+	if (ops->hooks && (e->comefrom & ~ops->hooks)) {
+		bf_dbg(ctx, "target '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
+		       e->comefrom, ops->hooks);
 		return -EINVAL;
 	}
 	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {

@@ -13,14 +13,23 @@
 #include "extension.h"
 
 struct context;
+struct codegen;
+struct rule;
+struct target;
 
 struct target_ops {
 	struct ext_id id;
 	uint16_t size;		/* payload size, XT_ALIGN'd: target_size must be 32 + size */
 	uint16_t usersize;	/* bytes the kernel copies back in GET_ENTRIES (its targetsize) */
 	uint8_t proto;		/* required ipt_ip.proto, 0 = any */
+	uint8_t hooks;		/* 1 << NF_INET_* the rule may be reached from, 0 = any */
 	/* the extension's own payload check: 0 or -errno */
 	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
+	/*
+	 * An extension target's BPF (TARGET_OTHER), after the rule's counter:
+	 * it must end the program with a verdict. NULL: no translation.
+	 */
+	int (*gen)(struct codegen *cg, const struct rule *rule, const struct target *t);
 };
 
 enum target_kind {
@@ -61,5 +70,6 @@ int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t
 
 extern const struct target_ops standard_target_ops;
 extern const struct target_ops error_target_ops;
+extern const struct target_ops reject_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

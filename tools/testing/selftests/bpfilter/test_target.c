@@ -4,6 +4,9 @@
 
 #include <errno.h>
 
+#include <netinet/in.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
+
 #include "kselftest_harness.h"
 
 #include "context.h"
@@ -36,7 +39,7 @@ TEST(find_and_revision)
 	EXPECT_EQ(0, target_revision("", 0));
 	EXPECT_EQ(0, target_revision("ERROR", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("", 1));
-	EXPECT_EQ(-ENOENT, target_revision("REJECT", 0));
+	EXPECT_EQ(-ENOENT, target_revision("LOG", 0));
 	EXPECT_EQ(8, standard_target_ops.size);
 	EXPECT_EQ(32, error_target_ops.size);
 }
@@ -85,6 +88,45 @@ TEST(size_and_unknown)
 	x.revision = 2;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
 	EXPECT_EQ(-ENOENT, target_init(test_ctx(), bb_at(&b, o), &t));
+}
+
+/* reject_tg_check() and the hooks of ipt_REJECT (INPUT, FORWARD, OUTPUT). */
+TEST(reject_checks)
+{
+	struct ipt_reject_info rej = { .with = IPT_ICMP_PORT_UNREACHABLE };
+	struct bb_ext x = { "REJECT", 0, &rej, sizeof(rej) };
+	struct ipt_ip tcp = { .proto = IPPROTO_TCP };
+	struct ipt_ip notcp = { .proto = IPPROTO_TCP, .invflags = IPT_INV_PROTO };
+	struct ipt_ip udp = { .proto = IPPROTO_UDP };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_OTHER, t.kind);
+	EXPECT_EQ(&reject_target_ops, t.ops);
+	rej.with = IPT_ICMP_ECHOREPLY;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	rej.with = IPT_TCP_RESET;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	o = bb_entry(&b, &notcp, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	o = bb_entry(&b, &tcp, NULL, 0, &x);
+	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	/* Types the kernel does not know are taken (and send nothing). */
+	rej.with = 99;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	/* Reached from PREROUTING: not a hook of REJECT. */
+	o = bb_entry(&b, &tcp, NULL, 0, &x);
+	bb_at(&b, o)->comefrom = 1 << NF_INET_PRE_ROUTING;
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision("REJECT", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("REJECT", 1));
 }
 
 TEST_HARNESS_MAIN
