@@ -278,7 +278,7 @@ static int __init bpfilter_init(void)
 	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
 				bpfilter_umh_end - bpfilter_umh_start);
 	if (err)
-		goto free_env;
+		goto exit_kfunc;
 	err = nf_register_sockopt(&bpfilter.sockopts);
 	if (err == -EBUSY)
 		pr_err("ip_tables is loaded and owns the iptables sockopts: rmmod ip_tables first\n");
@@ -297,6 +297,8 @@ unregister_sockopt:
 	nf_unregister_sockopt(&bpfilter.sockopts);
 exit_umh:
 	bpfilter_umh_exit(&bpfilter.umh);
+exit_kfunc:
+	bpfilter_kfunc_exit();
 free_env:
 	kfree(bpfilter.umh.fault_env);
 	return err;
@@ -308,6 +310,7 @@ static void __exit bpfilter_exit(void)
 	WRITE_ONCE(bpfilter.unloading, true);
 	unregister_pernet_subsys(&bpfilter.pernet);
 	bpfilter_umh_exit(&bpfilter.umh);
+	bpfilter_kfunc_exit();
 	kfree(bpfilter.umh.fault_env);
 }
 

@@ -9,6 +9,13 @@
  *	ipt_reject_with): a TCP reset or an ICMP error for ctx->skb, sent
  *	with nf_send_reset() / nf_send_unreach() at ctx->state's hook. The
  *	program drops the packet afterwards, as the target does. Returns 0.
+ *
+ *   int bpfilter_log(struct bpf_nf_ctx *ctx, const void *info, u32 info__sz)
+ *	xt_LOG's log_tg(): nf_log_packet() of ctx->skb at ctx->state's hook
+ *	and devices, with an nf_loginfo of type LOG built from @info, a
+ *	struct xt_log_info (level, logflags, prefix) of @info__sz bytes. The
+ *	line is the kernel's own (nf_log_syslog), and nf_log_all_netns
+ *	applies. Returns 0, or -EINVAL if @info__sz is not that size.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,14 +23,17 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/icmp.h>
+#include <linux/kmod.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/string.h>
 #include <net/netfilter/ipv4/nf_reject.h>
+#include <net/netfilter/nf_log.h>
 
 #include "kfunc.h"
 
-/*
- * Kernels without BTF_KFUNCS_START (6.1) have no BPF netfilter programs
+/* Kernels without BTF_KFUNCS_START (6.1) have no BPF netfilter programs
  * either: nothing to offer, and the helper finds no kfunc to call.
  */
 #ifdef BTF_KFUNCS_START
@@ -66,10 +76,29 @@ __bpf_kfunc int bpfilter_reject(struct bpf_nf_ctx *ctx, u32 with)
 	return 0;
 }
 
+__bpf_kfunc int bpfilter_log(struct bpf_nf_ctx *ctx, const void *info, u32 info__sz)
+{
+	const struct nf_hook_state *state = ctx->state;
+	const struct xt_log_info *log = info;
+	struct nf_loginfo li = { .type = NF_LOG_TYPE_LOG };
+	char prefix[sizeof(log->prefix)];
+
+	if (info__sz != sizeof(*log))
+		return -EINVAL;
+	li.u.log.level = log->level;
+	li.u.log.logflags = log->logflags;
+	/* The helper checked it is terminated, as log_tg_check() does. */
+	strscpy(prefix, log->prefix, sizeof(prefix));
+	nf_log_packet(state->net, NFPROTO_IPV4, state->hook, ctx->skb, state->in, state->out,
+		      &li, "%s", prefix);
+	return 0;
+}
+
 __bpf_kfunc_end_defs();
 
 BTF_KFUNCS_START(bpfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpfilter_reject)
+BTF_ID_FLAGS(func, bpfilter_log)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
@@ -77,13 +106,40 @@ static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
 	.set = &bpfilter_kfunc_ids,
 };
 
+static bool logger_held;
+
 int bpfilter_kfunc_init(void)
 {
-	return register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER, &bpfilter_kfunc_set);
+	int err;
+
+	/* As log_tg_check(): the LOG logger (nf_log_syslog) loaded and held. */
+	err = nf_logger_find_get(NFPROTO_IPV4, NF_LOG_TYPE_LOG);
+	if (err) {
+		request_module("%s", "nf_log_syslog");
+		err = nf_logger_find_get(NFPROTO_IPV4, NF_LOG_TYPE_LOG);
+	}
+	if (err)
+		pr_warn("no LOG logger (nf_log_syslog): LOG rules will log nothing: %d\n", err);
+	logger_held = !err;
+	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER, &bpfilter_kfunc_set);
+	if (err)
+		bpfilter_kfunc_exit();
+	return err;
+}
+
+void bpfilter_kfunc_exit(void)
+{
+	if (logger_held)
+		nf_logger_put(NFPROTO_IPV4, NF_LOG_TYPE_LOG);
+	logger_held = false;
 }
 #else
 int bpfilter_kfunc_init(void)
 {
 	return 0;
+}
+
+void bpfilter_kfunc_exit(void)
+{
 }
 #endif

@@ -156,14 +156,15 @@ static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 	struct btf *mod = btf__load_module_btf("bpfilter", vmlinux);
 
 	bi->kf_reject = -1;
+	bi->kf_log = -1;
 	bi->mod_btf_fd = -1;
 	if (!mod)
 		return;
-	bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
-	if (bi->kf_reject > 0)
-		bi->mod_btf_fd = module_btf_fd("bpfilter");
-	if (bi->mod_btf_fd < 0)
-		bi->kf_reject = -1;
+	bi->mod_btf_fd = module_btf_fd("bpfilter");
+	if (bi->mod_btf_fd >= 0) {
+		bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
+		bi->kf_log = btf__find_by_name_kind(mod, "bpfilter_log", BTF_KIND_FUNC);
+	}
 	btf__free(mod);
 }
 
@@ -173,6 +174,7 @@ void btf_info_free(struct btf_info *bi)
 		close(bi->mod_btf_fd);
 	bi->mod_btf_fd = -1;
 	bi->kf_reject = -1;
+	bi->kf_log = -1;
 }
 
 static int find_member(const struct btf *btf, const struct btf_type *t,
@@ -241,6 +243,7 @@ int btf_info_load(struct btf_info *bi)
 
 	memset(bi, 0, sizeof(*bi));
 	bi->kf_reject = -1;
+	bi->kf_log = -1;
 	bi->mod_btf_fd = -1;
 	btf = btf__load_vmlinux_btf();
 	if (!btf)

@@ -54,6 +54,7 @@ struct btf_info {
 	 * program that calls them), or -1.
 	 */
 	int32_t kf_reject;
+	int32_t kf_log;
 	int mod_btf_fd;
 	bool loaded;
 };

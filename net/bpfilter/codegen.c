@@ -1136,9 +1136,11 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		*terminal = false;
 		return 0;
 	case TARGET_OTHER:
-		/* The extension's own generator: it ends with a verdict. */
-		if (r->target.ops->gen)
+		/* The extension's own generator: a verdict, or on to the next rule. */
+		if (r->target.ops->gen) {
+			*terminal = !r->target.ops->continues;
 			return r->target.ops->gen(cg, r, &r->target);
+		}
 		break;
 	}
 	return -EOPNOTSUPP;

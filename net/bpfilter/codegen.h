@@ -67,7 +67,8 @@ struct match;
 #define CG_OFF_CTSTATUS	216	/* u64: nf_conn.status */
 #define CG_OFF_CTEXPIRES 224	/* u64: nf_ct_expires() / HZ, in seconds */
 #define CG_OFF_CTTUPLE	232	/* 2 x 40 bytes: tuplehash[dir].tuple, ORIGINAL then REPLY */
-#define CG_SCRATCH_SIZE	312
+#define CG_OFF_KARG	312	/* 32 bytes: memory a target passes to a kfunc */
+#define CG_SCRATCH_SIZE	344
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */

@@ -8,5 +8,7 @@
 
 /* Register the kfuncs for BPF_PROG_TYPE_NETFILTER programs: 0 or -errno. */
 int bpfilter_kfunc_init(void);
+/* Release what bpfilter_kfunc_init() holds (the LOG logger). */
+void bpfilter_kfunc_exit(void);
 
 #endif

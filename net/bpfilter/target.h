@@ -7,6 +7,7 @@
 #ifndef NET_BPFILTER_TARGET_H
 #define NET_BPFILTER_TARGET_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
@@ -27,9 +28,11 @@ struct target_ops {
 	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
 	/*
 	 * An extension target's BPF (TARGET_OTHER), after the rule's counter:
-	 * it must end the program with a verdict. NULL: no translation.
+	 * it ends the program with a verdict, or falls through to the next rule
+	 * if .continues (XT_CONTINUE). NULL: no translation.
 	 */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct target *t);
+	bool continues;
 };
 
 enum target_kind {
@@ -71,5 +74,6 @@ int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t
 extern const struct target_ops standard_target_ops;
 extern const struct target_ops error_target_ops;
 extern const struct target_ops reject_target_ops;
+extern const struct target_ops log_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

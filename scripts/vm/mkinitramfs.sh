@@ -107,7 +107,9 @@ mdir=$kdir/lib/modules/$kver
 rmdir=$root/lib/modules/$kver
 mkdir -p "$rmdir"
 cp "$mdir"/modules.order "$mdir"/modules.builtin* "$rmdir/" 2>/dev/null || true
+# nf_log_syslog is loaded by name (request_module), by xt_LOG and bpfilter.
 want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/xt_*.ko* \
+	kernel/net/netfilter/nf_log_syslog.ko* \
 	kernel/net/ipv4/netfilter/*.ko* kernel/drivers/net/veth.ko*)
 closure=$(awk -v want="$want" '
 	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }

@@ -5,7 +5,9 @@
 #include <errno.h>
 
 #include <netinet/in.h>
+#include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <string.h>
 
 #include "kselftest_harness.h"
 
@@ -31,7 +33,7 @@ TEST(find_and_revision)
 	EXPECT_EQ(&error_target_ops, target_ops_find("ERROR", 0, &err));
 	EXPECT_EQ(NULL, target_ops_find("ERROR", 1, &err));
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, target_ops_find("LOG", 0, &err));
+	EXPECT_EQ(NULL, target_ops_find("NFLOG", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
 	memset(longname, 'X', sizeof(longname));
 	EXPECT_EQ(NULL, target_ops_find(longname, 0, &err));
@@ -39,7 +41,7 @@ TEST(find_and_revision)
 	EXPECT_EQ(0, target_revision("", 0));
 	EXPECT_EQ(0, target_revision("ERROR", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("", 1));
-	EXPECT_EQ(-ENOENT, target_revision("LOG", 0));
+	EXPECT_EQ(-ENOENT, target_revision("NFLOG", 0));
 	EXPECT_EQ(8, standard_target_ops.size);
 	EXPECT_EQ(32, error_target_ops.size);
 }
@@ -127,6 +129,34 @@ TEST(reject_checks)
 	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
 	EXPECT_EQ(0, target_revision("REJECT", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("REJECT", 1));
+}
+
+/* log_tg_check(): level below 8, a NUL-terminated prefix. */
+TEST(log_checks)
+{
+	struct xt_log_info log = { .level = 4, .logflags = XT_LOG_MASK };
+	struct bb_ext x = { "LOG", 0, &log, sizeof(log) };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	strcpy(log.prefix, "dropped: ");
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(&log_target_ops, t.ops);
+	EXPECT_TRUE(t.ops->continues);
+	log.level = 8;
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	log.level = 7;
+	memset(log.prefix, 'x', sizeof(log.prefix));
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	log.prefix[sizeof(log.prefix) - 1] = '\0';
+	log.logflags = 0xff;		/* unknown flags are taken, as the kernel does */
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
 }
 
 TEST_HARNESS_MAIN

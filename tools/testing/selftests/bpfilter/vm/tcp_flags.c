@@ -4,7 +4,8 @@
  * given flags byte (e.g. 0x03 for SYN|FIN) from a raw socket, with correct
  * checksums and no payload. Busybox cannot make such segments; the VM tests
  * use them to make conntrack see an INVALID packet (tcp_error() refuses
- * that flag combination). Exits 0 if the segment was sent.
+ * that flag combination), and as a packet whose LOG line is known (IP ID
+ * 0x1234). Exits 0 if the segment was sent.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 	}
 	pkt[0] = 0x45;
 	pkt[3] = sizeof(pkt);
+	pkt[4] = 0x12;			/* a fixed ID: LOG lines can be compared */
+	pkt[5] = 0x34;
 	pkt[8] = 64;
 	pkt[9] = IPPROTO_TCP;
 	if (inet_pton(AF_INET, argv[1], pkt + 12) != 1 ||
