@@ -1,0 +1,109 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# A realistic stateful server firewall (issue 11), restored with stock
+# iptables-legacy-restore and checked with real connections from a client:
+# conntrack first, loopback, INVALID dropped, ICMP echo, ssh, a multiport
+# service list, a blocklist of 3000 addresses, LOG before REJECT, policy
+# DROP. The same script runs against ip_tables (the reference) and bpfilter.
+#
+#   C 10.252.9.1 --- 10.252.9.2 S 10.252.10.2 --- 10.252.10.77 B (blocklisted)
+. "$(dirname "$0")/lib.sh"
+
+C=fwC
+S=fwS
+B=fwB
+NC="$IP netns exec $C"
+NS="$IP netns exec $S"
+
+cleanup()
+{
+	for n in $C $S $B; do $IP netns del $n 2>/dev/null; done
+	for p in ${srvs:-}; do kill "$p" 2>/dev/null; done
+	echo 0 > /proc/sys/net/netfilter/nf_log_all_netns
+}
+
+pkts()
+{
+	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
+}
+
+# connects NS DST PORT: a TCP connection from namespace NS to S's DST:PORT works.
+connects()
+{
+	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" > /dev/null 2>&1
+}
+
+refused()
+{
+	! connects "$@"
+}
+
+cleanup
+for n in $C $S $B; do
+	$IP netns add $n
+	$IP -n $n link set lo up
+done
+$IP link add fwC0 netns $C type veth peer name fwS0 netns $S
+$IP link add fwB0 netns $B type veth peer name fwS1 netns $S
+$IP -n $C addr add 10.252.9.1/24 dev fwC0
+$IP -n $S addr add 10.252.9.2/24 dev fwS0
+$IP -n $B addr add 10.252.10.77/24 dev fwB0
+$IP -n $S addr add 10.252.10.2/24 dev fwS1
+for l in "$C fwC0" "$S fwS0" "$S fwS1" "$B fwB0"; do
+	set -- $l
+	$IP -n $1 link set $2 up
+done
+srvs=
+for port in 22 80 443 8080; do
+	$NS nc -ll -p $port -e /bin/true &
+	srvs="$srvs $!"
+done
+sleep 1
+echo 1 > /proc/sys/net/netfilter/nf_log_all_netns
+
+{
+	echo '*filter'
+	echo ':INPUT DROP [0:0]'
+	echo ':FORWARD DROP [0:0]'
+	echo ':OUTPUT ACCEPT [0:0]'
+	echo ':blocklist - [0:0]'
+	echo ':services - [0:0]'
+	echo '-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT'
+	echo '-A INPUT -i lo -j ACCEPT'
+	echo '-A INPUT -m conntrack --ctstate INVALID -j DROP'
+	echo '-A INPUT -j blocklist'
+	echo '-A INPUT -p icmp -m icmp --icmp-type 8 -j ACCEPT'
+	echo '-A INPUT -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -j ACCEPT'
+	echo '-A INPUT -p tcp -m conntrack --ctstate NEW -j services'
+	# A real one would rate-limit this LOG (-m limit, not translated yet).
+	echo '-A INPUT -j LOG --log-prefix "fw-reject: "'
+	echo '-A INPUT -p tcp -j REJECT --reject-with tcp-reset'
+	echo '-A INPUT -j REJECT --reject-with icmp-port-unreachable'
+	i=0
+	while [ $i -lt 3000 ]; do
+		echo "-A blocklist -s 10.$((100 + i / 250)).$((i % 250)).7/32 -j DROP"
+		i=$((i + 1))
+	done
+	echo '-A blocklist -s 10.252.10.77/32 -m comment --comment "abuse report" -j DROP'
+	echo '-A services -p tcp -m multiport --dports 80,443,8000:8010 -j ACCEPT'
+	echo 'COMMIT'
+} > /tmp/fw.rules
+check "restore the server firewall (3000-address blocklist)" 0 $NS $IPT_RESTORE /tmp/fw.rules
+ok_if "ssh from the client" connects $C 10.252.9.2 22
+ok_if "http" connects $C 10.252.9.2 80
+ok_if "https" connects $C 10.252.9.2 443
+ok_if "8080 is not a service: refused" refused $C 10.252.9.2 8080
+ok_if "... with a LOG line" sh -c "dmesg | grep -q 'fw-reject: IN=fwS0 .*DPT=8080'"
+ok_if "... and a reset the client saw" sh -c "$NC cat /proc/net/snmp | awk '/^Tcp:/ { n++; if (n == 2) print \$8 }' | grep -qv '^0$'"
+ok_if "ping answered" $NC ping -c 1 -W 2 10.252.9.2
+ok_if "the blocklisted source cannot reach ssh" refused $B 10.252.10.2 22
+ok_if "its SYN was dropped by the blocklist's last rule" \
+	test "$(pkts $S blocklist 3001)" -ge 1
+ok_if "ESTABLISHED accepted most packets" test "$(pkts $S INPUT 1)" -ge 6
+ok_if "the policy dropped nothing (REJECT answered)" \
+	test "$($NS $IPT -w -nvxL INPUT | awk 'NR == 1 { print $5 }')" = 0
+run $NS $IPT_SAVE -c
+ok_if "save shows 3012 rules" test "$(printf '%s\n' "$OUT" | grep -c '^\[.*-A ')" = 3012
+cleanup
+done_testing
