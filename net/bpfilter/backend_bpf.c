@@ -259,11 +259,12 @@ static bool fault_injected(void)
  * program's fd or -errno.
  */
 static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struct table *t,
-			  unsigned int hook, int counters_fd, int progs_fd, int *cont_fd,
-			  struct cg_hook_load *total)
+			  unsigned int hook, int counters_fd, int progs_fd, int state_fd,
+			  int *cont_fd, struct cg_hook_load *total)
 {
 	struct cg_hook_load l = {
 		.bi = &g->bi, .counters_fd = counters_fd, .progs_fd = progs_fd,
+		.state_fd = state_fd,
 		.fold_min = CG_FOLD_MIN, .seg_insns = CG_SEG_INSNS,
 		.inject_fault = fault_injected(),
 	};
@@ -467,6 +468,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	struct cg_hook_load total = {};
 	struct bpf_ns *b = ns->backend_priv;
 	unsigned int i, swapped = 0;
+	int state_fd = -1;
 	int err;
 
 	if (!b) {
@@ -496,14 +498,22 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 		goto fail;
 	}
 
+	/* Stateful matches' state, new with each replace as ip_tables' (held by the programs). */
+	state_fd = codegen_rule_state_create(new_table);
+	if (state_fd < -1) {
+		err = state_fd;
+		bf_err(ctx, "bpf: netns %u: rule state map: %d", ns->ino, err);
+		goto fail;
+	}
+
 	/* Generate, load and verify everything before touching what runs. */
 	for (i = 0; i < NHOOKS; i++) {
 		unsigned int h = filter_hooks[i];
 
 		if (!(new_table->valid_hooks & (1u << h)))
 			continue;
-		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, &new_cont[h],
-				     &total);
+		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, state_fd,
+				     &new_cont[h], &total);
 		if (err < 0)
 			goto fail;
 		new_prog[h] = err;
@@ -587,6 +597,7 @@ fail:
 		close_fd(&new_cont[i]);
 	}
 	close_fd(&counters_fd);
+	close_fd(&state_fd);
 	if (!b->attached && b->table == NULL) {
 		ns->backend_priv = NULL;
 		bns_free(g, b);

@@ -68,6 +68,7 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->underflow_label = CG_NO_LABEL;
 	cg->next_rule = UINT32_MAX;
 	cg->cont_fd = -1;
+	cg->state_fd = -1;
 }
 
 void codegen_free(struct codegen *cg)
@@ -982,6 +983,57 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	gen_count_at(cg, BPF_REG_1, CG_CNT_RULES);
 }
 
+int codegen_rule_state_create(const struct table *t)
+{
+	unsigned char slot[CG_STATE_SIZE];
+	uint32_t i, k, key;
+	bool any = false;
+	int fd;
+
+	for (i = 0; i < t->num_entries && !any; i++)
+		for (k = 0; k < t->rules[i].num_matches; k++)
+			any |= t->rules[i].matches[k].ops->state_init != NULL;
+	if (!any)
+		return -1;
+	if (t->num_entries > UINT32_MAX / CG_STATE_PER_RULE)
+		return -E2BIG;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_state", sizeof(uint32_t), CG_STATE_SIZE,
+			    t->num_entries * CG_STATE_PER_RULE, NULL);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < t->num_entries; i++) {
+		for (k = 0; k < t->rules[i].num_matches && k < CG_STATE_PER_RULE; k++) {
+			const struct match *m = &t->rules[i].matches[k];
+
+			if (!m->ops->state_init)
+				continue;
+			memset(slot, 0, sizeof(slot));
+			m->ops->state_init(m->data, slot);
+			key = i * CG_STATE_PER_RULE + k;
+			if (bpf_map_update_elem(fd, &key, slot, BPF_ANY)) {
+				int err = -errno;
+
+				close(fd);
+				return err;
+			}
+		}
+	}
+	return fd;
+}
+
+int cg_rule_state(struct codegen *cg, uint32_t rule, uint32_t k)
+{
+	if (k >= CG_STATE_PER_RULE)
+		return cg_unsupported(cg, "more than 4 stateful matches in one rule");
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_SETKEY, rule * CG_STATE_PER_RULE + k));
+	ld_map(cg, BPF_REG_1, CG_FIX_MAP_STATE);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_SETKEY));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
+	return cg->err;
+}
+
 int codegen_counters_create(uint32_t num_entries)
 {
 	int ncpus = libbpf_num_possible_cpus(), fd;
@@ -1421,9 +1473,11 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 		case CG_FIX_MAP_COUNTERS:
 		case CG_FIX_MAP_PROGS:
 		case CG_FIX_MAP_CONT:
+		case CG_FIX_MAP_STATE:
 			insn->src_reg = BPF_PSEUDO_MAP_FD;
 			insn->imm = f->kind == CG_FIX_MAP_COUNTERS ? counters_fd :
-				    f->kind == CG_FIX_MAP_PROGS ? progs_fd : cg->cont_fd;
+				    f->kind == CG_FIX_MAP_PROGS ? progs_fd :
+				    f->kind == CG_FIX_MAP_CONT ? cg->cont_fd : cg->state_fd;
 			if (insn->imm < 0)
 				return -EBADF;
 			break;
@@ -1494,6 +1548,7 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 		cg.inject_fault = l->inject_fault && !seg;
 		cg.slow_reads = l->slow_reads;
 		cg.cont_fd = l->cont_fd;
+		cg.state_fd = l->state_fd;
 		l->err_stage = "generation";
 		err = codegen_hook(&cg, t, hook);
 		l->nsegs++;

@@ -158,6 +158,7 @@ enum cg_fixup_kind {
 	CG_FIX_MAP_PROGS,	/* ld_imm64: fd of the dispatcher's program array */
 	CG_FIX_MAP_SET,		/* ld_imm64: fd of set number .label (struct cg_set) */
 	CG_FIX_MAP_CONT,	/* ld_imm64: fd of the hook's continuation prog array */
+	CG_FIX_MAP_STATE,	/* ld_imm64: fd of the table's rule state map */
 };
 
 /*
@@ -253,6 +254,7 @@ struct codegen {
 	uint32_t segment;	/* number of this segment, 0 for the first */
 	uint32_t next_rule;	/* out: rule the next segment starts at, or UINT32_MAX */
 	int cont_fd;		/* continuation prog array (CG_FIX_MAP_CONT), or -1 */
+	int state_fd;		/* the table's rule state map (CG_FIX_MAP_STATE), or -1 */
 	struct cg_set *sets;	/* maps of folded rule runs */
 	uint32_t nsets, sets_cap;
 };
@@ -298,6 +300,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
 struct cg_hook_load {
 	const struct btf_info *bi;
 	int counters_fd, progs_fd;
+	int state_fd;		/* codegen_rule_state_create()'s map, or -1 */
 	uint32_t fold_min;	/* as struct codegen */
 	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
 	bool inject_fault;
@@ -346,6 +349,19 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i);
 int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip);
 /* Load the fd of set @k into @reg (a fixup). */
 void cg_ld_set(struct codegen *cg, int reg, uint32_t k);
+/*
+ * Rule state: matches that keep state across packets (limit's bucket) get
+ * CG_STATE_SIZE bytes shared by every CPU and hook, in one array map per
+ * table, made anew by each replace (as the kernel's checkentry makes their
+ * state anew): key rule * CG_STATE_PER_RULE + the match's position.
+ */
+#define CG_STATE_SIZE		16
+#define CG_STATE_PER_RULE	4
+/* The rule state map of @t, filled by match_ops.state_init: fd, -1 if none needed, or -errno. */
+int codegen_rule_state_create(const struct table *t);
+/* r0 = the state slot of match @k of rule @rule (uses CG_OFF_SETKEY): 0 or -errno. */
+int cg_rule_state(struct codegen *cg, uint32_t rule, uint32_t k);
+
 /* Count a match of the rule whose index is in @reg (32 bits). */
 void cg_counter_reg(struct codegen *cg, int reg);
 /* Create and fill the maps of cg->sets (set fds in them): 0 or -errno. */
@@ -404,6 +420,7 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_JMP_IMM(op, d, i, o)	CG_INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
 #define CG_JMP_REG(op, d, s, o)	CG_INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
 #define CG_JMP32_IMM(op, d, i, o) CG_INSN(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)
+#define CG_JMP32_REG(op, d, s, o) CG_INSN(BPF_JMP32 | (op) | BPF_X, d, s, o, 0)
 #define CG_JA(o)		CG_INSN(BPF_JMP | BPF_JA, 0, 0, o, 0)
 #define CG_EXIT()		CG_INSN(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)
 

@@ -32,6 +32,7 @@ static const struct match_ops *const match_list[] = {
 	&conntrack2_match_ops,
 	&conntrack3_match_ops,
 	&state_match_ops,
+	&limit_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

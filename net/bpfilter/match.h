@@ -36,6 +36,8 @@ struct match_ops {
 	bool always;
 	/* Needs conntrack on in the namespace (nf_ct_netns_get() in its checkentry) */
 	bool conntrack;
+	/* Fill the match's CG_STATE_SIZE-byte state slot as checkentry would; NULL: stateless */
+	void (*state_init)(const void *data, void *slot);
 };
 
 /* One parsed xt_entry_match of a rule. data points into the owning table's blob. */
@@ -77,5 +79,6 @@ extern const struct match_ops conntrack1_match_ops;
 extern const struct match_ops conntrack2_match_ops;
 extern const struct match_ops conntrack3_match_ops;
 extern const struct match_ops state_match_ops;
+extern const struct match_ops limit_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

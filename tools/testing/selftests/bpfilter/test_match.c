@@ -15,6 +15,9 @@
 #include <linux/netfilter_ipv4/ipt_ah.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 
+#include <linux/netfilter/xt_limit.h>
+#include <stdlib.h>
+
 #include "kselftest_harness.h"
 
 #include "context.h"
@@ -140,7 +143,7 @@ TEST(udp_icmp_checks)
 	EXPECT_EQ(0, init("icmp", 0, 8, &icmp, &icmp_ip));
 	icmp.invflags = 0x02;
 	EXPECT_EQ(-EINVAL, init("icmp", 0, 8, &icmp, &icmp_ip));
-	EXPECT_EQ(-ENOENT, init_sz("limit", 0, 32, NULL, 0, &icmp_ip));
+	EXPECT_EQ(-ENOENT, init_sz("nosuch", 0, 32, NULL, 0, &icmp_ip));
 }
 
 TEST(parsed_fields)
@@ -569,6 +572,32 @@ TEST(parsed_fields_comment)
 	EXPECT_EQ((const void *)b.m.data, m.data);
 	EXPECT_EQ(112, m.offset);
 	EXPECT_EQ(288, m.match_size);
+}
+
+/*
+ * limit_mt_check(): a burst, no overflow of avg * burst in credits (which
+ * count HZ jiffies: without the kernel's HZ the rule is refused).
+ */
+TEST(limit_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_rateinfo r = { .avg = XT_LIMIT_SCALE / 3, .burst = 5 };
+
+	unsetenv("BPFILTER_HZ");
+	EXPECT_EQ(-EOPNOTSUPP, init("limit", 0, 40, &r, &any_ip));
+	setenv("BPFILTER_HZ", "250", 1);
+	EXPECT_EQ(0, init("limit", 0, 40, &r, &any_ip));
+	r.burst = 0;
+	EXPECT_EQ(-ERANGE, init("limit", 0, 40, &r, &any_ip));
+	/* avg * burst wraps u32 to 0: fewer credits than one packet's cost. */
+	r.avg = 0x80000000u;
+	r.burst = 2;
+	EXPECT_EQ(-ERANGE, init("limit", 0, 40, &r, &any_ip));
+	r.burst = 1;
+	EXPECT_EQ(0, init("limit", 0, 40, &r, &any_ip));
+	EXPECT_EQ(8, limit_match_ops.usersize);
+	EXPECT_EQ(0, match_revision("limit", 0));
+	unsetenv("BPFILTER_HZ");
 }
 
 TEST_HARNESS_MAIN
