@@ -4,8 +4,8 @@
 # A realistic stateful server firewall (issue 11), restored with stock
 # iptables-legacy-restore and checked with real connections from a client:
 # conntrack first, loopback, INVALID dropped, ICMP echo, ssh, a multiport
-# service list, a blocklist of 3000 addresses, LOG before REJECT, policy
-# DROP. The same script runs against ip_tables (the reference) and bpfilter.
+# service list, a blocklist of 3000 addresses, ICMP and LOG rate-limited,
+# LOG before REJECT, policy DROP. The same script runs against ip_tables (the reference) and bpfilter.
 #
 #   C 10.252.9.1 --- 10.252.9.2 S 10.252.10.2 --- 10.252.10.77 B (blocklisted)
 . "$(dirname "$0")/lib.sh"
@@ -73,11 +73,10 @@ echo 1 > /proc/sys/net/netfilter/nf_log_all_netns
 	echo '-A INPUT -i lo -j ACCEPT'
 	echo '-A INPUT -m conntrack --ctstate INVALID -j DROP'
 	echo '-A INPUT -j blocklist'
-	echo '-A INPUT -p icmp -m icmp --icmp-type 8 -j ACCEPT'
+	echo '-A INPUT -p icmp -m icmp --icmp-type 8 -m limit --limit 10/sec --limit-burst 20 -j ACCEPT'
 	echo '-A INPUT -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -j ACCEPT'
 	echo '-A INPUT -p tcp -m conntrack --ctstate NEW -j services'
-	# A real one would rate-limit this LOG (-m limit, not translated yet).
-	echo '-A INPUT -j LOG --log-prefix "fw-reject: "'
+	echo '-A INPUT -m limit --limit 5/min -j LOG --log-prefix "fw-reject: "'
 	echo '-A INPUT -p tcp -j REJECT --reject-with tcp-reset'
 	echo '-A INPUT -j REJECT --reject-with icmp-port-unreachable'
 	i=0
