@@ -2,7 +2,8 @@
 #
 # bpfilter.ko (net/bpfilter/), built out of tree for Debian kernels.
 #
-#   make modules                  build/module/<KVER>/bpfilter.ko for every
+#   make modules                  build/module/<KVER>/bpfilter.ko (and
+#                                 bpfilter_kfunc.ko, its programs' kfuncs) for every
 #                                 /usr/src/linux-headers-*-cloud-amd64
 #   make modules KDIR=/path       only for that kernel build tree
 #   make install [KVER=...]       into /lib/modules/KVER/updates/, then depmod
@@ -55,6 +56,7 @@ modules: $(MODULE_HELPER_DEP)
 		$(MAKE) --no-print-directory -C $$kdir M=$$out/src/net/bpfilter \
 			BPFILTER_UMH_BIN=$(abspath $(MODULE_OUT))/bpfilter_umh modules; \
 		cp $$out/src/net/bpfilter/bpfilter.ko $$out/bpfilter.ko; \
+		cp $$out/src/net/bpfilter/bpfilter_kfunc.ko $$out/bpfilter_kfunc.ko; \
 	done
 
 install:
@@ -63,6 +65,8 @@ install:
 			"make modules KDIR=/lib/modules/$(MODULE_KVER)/build first"; exit 1; }
 	install -D -m 0644 $(MODULE_OUT)/$(MODULE_KVER)/bpfilter.ko \
 		$(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/bpfilter.ko
+	install -D -m 0644 $(MODULE_OUT)/$(MODULE_KVER)/bpfilter_kfunc.ko \
+		$(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/bpfilter_kfunc.ko
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(MODULE_KVER)
 
 # Debian's headers packages lack checkpatch.pl: take it from linux-source.

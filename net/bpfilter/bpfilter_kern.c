@@ -269,16 +269,14 @@ static int __init bpfilter_init(void)
 		pr_warn("testing: programs fail verification while %s exists\n",
 			verifier_fault_file);
 	}
-	/* Before the helper starts: it looks the kfuncs up in our BTF. */
-	err = bpfilter_kfunc_init();
-	if (err) {
-		pr_err("cannot register the kfuncs: %d\n", err);
+	/* bpfilter_kfunc.ko, loaded before us, registered what the helper looks up. */
+	err = bpfilter_kfunc_ready();
+	if (err)
 		goto free_env;
-	}
 	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
 				bpfilter_umh_end - bpfilter_umh_start);
 	if (err)
-		goto exit_kfunc;
+		goto free_env;
 	err = nf_register_sockopt(&bpfilter.sockopts);
 	if (err == -EBUSY)
 		pr_err("ip_tables is loaded and owns the iptables sockopts: rmmod ip_tables first\n");
@@ -297,8 +295,6 @@ unregister_sockopt:
 	nf_unregister_sockopt(&bpfilter.sockopts);
 exit_umh:
 	bpfilter_umh_exit(&bpfilter.umh);
-exit_kfunc:
-	bpfilter_kfunc_exit();
 free_env:
 	kfree(bpfilter.umh.fault_env);
 	return err;
@@ -310,7 +306,6 @@ static void __exit bpfilter_exit(void)
 	WRITE_ONCE(bpfilter.unloading, true);
 	unregister_pernet_subsys(&bpfilter.pernet);
 	bpfilter_umh_exit(&bpfilter.umh);
-	bpfilter_kfunc_exit();
 	kfree(bpfilter.umh.fault_env);
 }
 

@@ -24,6 +24,7 @@
 #include <linux/btf_ids.h>
 #include <linux/icmp.h>
 #include <linux/kmod.h>
+#include <linux/module.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
@@ -41,38 +42,28 @@
 
 __bpf_kfunc_start_defs();
 
+/* reject_tg()'s ICMP codes for each --reject-with type; 0xff: none. */
+static const u8 reject_icmp_code[] = {
+	[IPT_ICMP_NET_UNREACHABLE] = ICMP_NET_UNREACH,
+	[IPT_ICMP_HOST_UNREACHABLE] = ICMP_HOST_UNREACH,
+	[IPT_ICMP_PROT_UNREACHABLE] = ICMP_PROT_UNREACH,
+	[IPT_ICMP_PORT_UNREACHABLE] = ICMP_PORT_UNREACH,
+	[IPT_ICMP_ECHOREPLY] = 0xff,
+	[IPT_ICMP_NET_PROHIBITED] = ICMP_NET_ANO,
+	[IPT_ICMP_HOST_PROHIBITED] = ICMP_HOST_ANO,
+	[IPT_TCP_RESET] = 0xff,
+	[IPT_ICMP_ADMIN_PROHIBITED] = ICMP_PKT_FILTERED,
+};
+
 __bpf_kfunc int bpfilter_reject(struct bpf_nf_ctx *ctx, u32 with)
 {
 	const struct nf_hook_state *state = ctx->state;
 	struct sk_buff *skb = ctx->skb;
-	int hook = state->hook;
 
-	switch (with) {
-	case IPT_ICMP_NET_UNREACHABLE:
-		nf_send_unreach(skb, ICMP_NET_UNREACH, hook);
-		break;
-	case IPT_ICMP_HOST_UNREACHABLE:
-		nf_send_unreach(skb, ICMP_HOST_UNREACH, hook);
-		break;
-	case IPT_ICMP_PROT_UNREACHABLE:
-		nf_send_unreach(skb, ICMP_PROT_UNREACH, hook);
-		break;
-	case IPT_ICMP_PORT_UNREACHABLE:
-		nf_send_unreach(skb, ICMP_PORT_UNREACH, hook);
-		break;
-	case IPT_ICMP_NET_PROHIBITED:
-		nf_send_unreach(skb, ICMP_NET_ANO, hook);
-		break;
-	case IPT_ICMP_HOST_PROHIBITED:
-		nf_send_unreach(skb, ICMP_HOST_ANO, hook);
-		break;
-	case IPT_ICMP_ADMIN_PROHIBITED:
-		nf_send_unreach(skb, ICMP_PKT_FILTERED, hook);
-		break;
-	case IPT_TCP_RESET:
-		nf_send_reset(state->net, state->sk, skb, hook);
-		break;
-	}
+	if (with == IPT_TCP_RESET)
+		nf_send_reset(state->net, state->sk, skb, state->hook);
+	else if (with < ARRAY_SIZE(reject_icmp_code) && reject_icmp_code[with] != 0xff)
+		nf_send_unreach(skb, reject_icmp_code[with], state->hook);
 	return 0;
 }
 
@@ -108,7 +99,14 @@ static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
 
 static bool logger_held;
 
-int bpfilter_kfunc_init(void)
+static void bpfilter_kfunc_release(void)
+{
+	if (logger_held)
+		nf_logger_put(NFPROTO_IPV4, NF_LOG_TYPE_LOG);
+	logger_held = false;
+}
+
+static int bpfilter_kfunc_register(void)
 {
 	int err;
 
@@ -123,23 +121,43 @@ int bpfilter_kfunc_init(void)
 	logger_held = !err;
 	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER, &bpfilter_kfunc_set);
 	if (err)
-		bpfilter_kfunc_exit();
+		bpfilter_kfunc_release();
 	return err;
 }
-
-void bpfilter_kfunc_exit(void)
-{
-	if (logger_held)
-		nf_logger_put(NFPROTO_IPV4, NF_LOG_TYPE_LOG);
-	logger_held = false;
-}
 #else
-int bpfilter_kfunc_init(void)
+static void bpfilter_kfunc_release(void)
+{
+}
+
+static int bpfilter_kfunc_register(void)
 {
 	return 0;
 }
-
-void bpfilter_kfunc_exit(void)
-{
-}
 #endif
+
+static int kfunc_err;
+
+int bpfilter_kfunc_ready(void)
+{
+	return kfunc_err;
+}
+EXPORT_SYMBOL_GPL(bpfilter_kfunc_ready);
+
+/* A kfunc set cannot be unregistered: it goes away with the module's BTF. */
+static int __init bpfilter_kfunc_init(void)
+{
+	kfunc_err = bpfilter_kfunc_register();
+	if (kfunc_err)
+		pr_err("cannot register the kfuncs: %d\n", kfunc_err);
+	return kfunc_err;
+}
+
+static void __exit bpfilter_kfunc_exit(void)
+{
+	bpfilter_kfunc_release();
+}
+
+module_init(bpfilter_kfunc_init);
+module_exit(bpfilter_kfunc_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kfuncs of bpfilter's BPF netfilter programs (REJECT, LOG)");

@@ -150,17 +150,17 @@ static int module_btf_fd(const char *name)
 	return -1;
 }
 
-/* bpfilter.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
+/* bpfilter_kfunc.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
 static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 {
-	struct btf *mod = btf__load_module_btf("bpfilter", vmlinux);
+	struct btf *mod = btf__load_module_btf("bpfilter_kfunc", vmlinux);
 
 	bi->kf_reject = -1;
 	bi->kf_log = -1;
 	bi->mod_btf_fd = -1;
 	if (!mod)
 		return;
-	bi->mod_btf_fd = module_btf_fd("bpfilter");
+	bi->mod_btf_fd = module_btf_fd("bpfilter_kfunc");
 	if (bi->mod_btf_fd >= 0) {
 		bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
 		bi->kf_log = btf__find_by_name_kind(mod, "bpfilter_log", BTF_KIND_FUNC);

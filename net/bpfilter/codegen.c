@@ -295,6 +295,13 @@ void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool
 	cg_fail_unless_in(cg, BPF_REG_1, min, max, inv);
 }
 
+void cg_l4_u32_range(struct codegen *cg, int off, uint32_t min, uint32_t max, bool inv)
+{
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + off));
+	cg_emit(cg, CG_BE32(BPF_REG_1));
+	cg_fail_unless_in(cg, BPF_REG_1, min, max, inv);
+}
+
 void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss)
 {
 	uint32_t done = cg_new_label(cg);

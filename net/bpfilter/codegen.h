@@ -380,6 +380,8 @@ void cg_need_l4(struct codegen *cg, bool ports_only);
 void cg_fail_unless_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, bool inv);
 /* Jump to @label if min <= @reg <= max (32 bits, unsigned), else fall through. */
 void cg_jmp_if_in(struct codegen *cg, int reg, uint32_t min, uint32_t max, uint32_t label);
+/* Fail unless (min <= ntohl(u32 at CG_OFF_L4 + @off) <= max) ^ @inv: spi_match(). */
+void cg_l4_u32_range(struct codegen *cg, int off, uint32_t min, uint32_t max, bool inv);
 /* Fail unless (min <= port <= max) ^ @inv, for the port at CG_OFF_L4 + @off. */
 void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool inv);
 /*

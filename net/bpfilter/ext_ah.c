@@ -34,9 +34,7 @@ static int ah_gen(struct codegen *cg, const struct rule *rule, const struct matc
 	(void)rule;
 	cg_first_fragment(cg, false);
 	cg_need_l4(cg, false);
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 4));
-	cg_emit(cg, CG_BE32(BPF_REG_1));
-	cg_fail_unless_in(cg, BPF_REG_1, ah->spis[0], ah->spis[1], ah->invflags & IPT_AH_INV_SPI);
+	cg_l4_u32_range(cg, 4, ah->spis[0], ah->spis[1], ah->invflags & IPT_AH_INV_SPI);
 	return cg->err;
 }
 

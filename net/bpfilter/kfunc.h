@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bpfilter.ko's kfuncs for its netfilter programs (bpfilter_kfunc.c, which
- * documents each one's contract).
+ * The kfuncs of bpfilter's netfilter programs live in bpfilter_kfunc.ko
+ * (bpfilter_kfunc.c documents each one's contract): a program that calls a
+ * kfunc holds that module, and bpfilter.ko must stay unloadable while its
+ * programs run.
  */
 #ifndef _NET_BPFILTER_KFUNC_H
 #define _NET_BPFILTER_KFUNC_H
 
-/* Register the kfuncs for BPF_PROG_TYPE_NETFILTER programs: 0 or -errno. */
-int bpfilter_kfunc_init(void);
-/* Release what bpfilter_kfunc_init() holds (the LOG logger). */
-void bpfilter_kfunc_exit(void);
+/* For bpfilter.ko: 0 when the kfuncs are registered (and the module loaded before us). */
+int bpfilter_kfunc_ready(void);
 
 #endif

@@ -6,7 +6,12 @@
 # iptables-legacy-save -c must be identical. Mismatches are also written to
 # /tmp/verdict-mismatches.txt.
 #
-# VERDICT_DIFF_CASES (default 3000; the test fails below 1000) and
+# random_ext_rulesets does the same with the comment, multiport, iprange,
+# mark, length, ttl, tos, dscp, ah and esp matches and -p sctp/dccp/udplite/
+# ah/esp, and prints "verdict-diff-ext: N cases, M mismatches".
+#
+# VERDICT_DIFF_CASES (default 3000; the test fails below 1000),
+# VERDICT_DIFF_EXT_CASES (default 6000; it fails below 3000) and
 # VERDICT_DIFF_SEED (default 1) select a longer or different run;
 # VERDICT_DIFF_TIMEOUT bounds it (default 600 s).
 set -u

@@ -55,7 +55,10 @@ for kver in $kvers; do
 	[ "$rc" -eq 0 ] || tail -n 30 "$log" | sed 's/^/# /'
 	ok "$rc" "dkms install bpfilter/$ver -k $kver"
 	ko=$(ls "/lib/modules/$kver/updates/dkms/bpfilter.ko"* 2>/dev/null | head -n 1)
-	installed="$installed $ko"
+	kko=$(ls "/lib/modules/$kver/updates/dkms/bpfilter_kfunc.ko"* 2>/dev/null | head -n 1)
+	installed="$installed $ko $kko"
+	[ -n "$kko" ]
+	ok $? "its kfunc module ${kko:-(none)} is installed too"
 	[ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ]
 	ok $? "installed module ${ko:-(none)} is built for $kver"
 	dkms status "bpfilter/$ver" -k "$kver" 2>/dev/null | grep -q installed
@@ -63,13 +66,16 @@ for kver in $kvers; do
 	case "$kver" in
 	6.12.*)
 		# The module as DKMS installed it, in the VM, filtering.
-		case "$ko" in
-		*.xz) xz -dc "$ko" > "$work/bpfilter-$kver.ko" ;;
-		*) cp "$ko" "$work/bpfilter-$kver.ko" ;;
-		esac
+		for m in "$ko:bpfilter" "$kko:bpfilter_kfunc"; do
+			case "${m%%:*}" in
+			*.xz) xz -dc "${m%%:*}" > "$work/${m##*:}-$kver.ko" ;;
+			*) cp "${m%%:*}" "$work/${m##*:}-$kver.ko" ;;
+			esac
+		done
 		if BPFILTER_KO=$work/bpfilter-$kver.ko make -s vm-bins > /dev/null &&
 		   bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
-		   BPFILTER_KO=$work/bpfilter-$kver.ko bash scripts/vm/mkinitramfs.sh "$kver" \
+		   BPFILTER_KO=$work/bpfilter-$kver.ko \
+		   BPFILTER_KFUNC_KO=$work/bpfilter_kfunc-$kver.ko bash scripts/vm/mkinitramfs.sh "$kver" \
 			"$work/initrd-$kver.gz" > /dev/null; then
 			INITRD=$work/initrd-$kver.gz BACKEND=bpfilter \
 				VM_TESTS="test_basic.sh test_bpf_traffic.sh" \

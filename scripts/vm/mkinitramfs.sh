@@ -21,6 +21,8 @@ kver=${1:?usage: mkinitramfs.sh KVER OUT}
 out=${2:?usage: mkinitramfs.sh KVER OUT}
 kdir=build/vm/$kver/kernel
 ko=${BPFILTER_KO:-build/module/$kver/bpfilter.ko}
+# Its programs' kfuncs, a module of their own (net/bpfilter/Kbuild says why).
+kfunc_ko=${BPFILTER_KFUNC_KO:-$(dirname "$ko")/bpfilter_kfunc.ko}
 tests=tools/testing/selftests/bpfilter/vm
 bindir=build/vm/bin
 
@@ -138,6 +140,7 @@ done
 if [ -f "$ko" ]; then
 	mkdir -p "$rmdir/updates"
 	cp "$ko" "$rmdir/updates/bpfilter.ko"
+	[ -f "$kfunc_ko" ] && cp "$kfunc_ko" "$rmdir/updates/bpfilter_kfunc.ko"
 	echo "mkinitramfs: $kver: with $ko" >&2
 else
 	echo "mkinitramfs: $kver: no $ko (bpfilter backend will fail to load)" >&2

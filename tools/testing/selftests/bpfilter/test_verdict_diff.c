@@ -27,12 +27,33 @@
  * wrong, so T never answers (no RST, no ICMP) and the only packets the
  * hooks see are ours.
  *
- * Usage: test_verdict_diff [-s seed] [-n cases] [-p packets-per-ruleset]
- *        [--soak] [-v]; env VERDICT_DIFF_SEED, VERDICT_DIFF_CASES.
+ * random_ext_rulesets does the same with a generator that also emits the
+ * comment, multiport, iprange, mark, length, ttl, tos, dscp, ah and esp
+ * matches (0-2 a rule, random parameters and inversions, before or after
+ * -p and its -m tcp/udp), -p sctp, dccp, udplite, ah, esp, and runs of
+ * rules bpfilter folds into lookups (some with comments) or of ah, esp and
+ * multiport rules; its packets add those protocols (SPIs and ports the
+ * rules name, transport headers cut anywhere in their first 12 bytes),
+ * TTLs, TOS bytes, lengths and addresses on and next to the rules'
+ * boundaries, and for OUTPUT a socket mark (SO_MARK, the same on both
+ * sides); two thirds of them are aimed at some rule (its addresses,
+ * interfaces, protocol, destination port). T has a raw socket for each of
+ * these protocols, so none of them is answered with protocol unreachable
+ * (UDP-Lite and SCTP checksums are spoiled too), and it sees forwarded
+ * packets with a TTL of 2 or more, so it never sends time exceeded. Its
+ * draws are all behind v->ext: the other tests' streams are those seeds
+ * were recorded with. 6000 cases by default, 40 packets a ruleset.
+ *
+ * Usage: test_verdict_diff [-s seed] [-n cases] [-e ext-cases]
+ *        [-p packets-per-ruleset] [--soak] [-v] [--dump-ext N];
+ *        env VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES.
+ * --dump-ext N prints random_ext_rulesets' first N rulesets (restore input,
+ * the edit and the packets as comments) and runs nothing.
  * A mismatch is printed (and appended to /tmp/verdict-mismatches.txt) as the
- * iptables commands and the packet that reproduce it. The last line is
- * "verdict-diff: N cases, M mismatches"; the exit status is 0 only if M is
- * 0 and N >= 1000.
+ * iptables commands and the packet that reproduce it. The last lines are
+ * "verdict-diff-ext: N cases, M mismatches" (random_ext_rulesets) and
+ * "verdict-diff: N cases, M mismatches" (the others); the exit status is 0
+ * only if both M are 0, N >= 1000 for the others and N >= 3000 for ext.
  */
 #define _GNU_SOURCE
 
@@ -66,6 +87,8 @@
 
 #define VD_MIN_CASES		1000
 #define VD_DEFAULT_CASES	3000
+#define VD_EXT_MIN_CASES	3000	/* random_ext_rulesets */
+#define VD_EXT_DEFAULT_CASES	6000
 #define VD_SOAK_CASES		100000
 #define VD_MISMATCH_FILE	"/tmp/verdict-mismatches.txt"
 #define VD_MAX_SHOWN		20	/* mismatches printed in full */
@@ -75,8 +98,12 @@ struct vd_run {
 	unsigned long seed;
 	unsigned long want_cases;
 	unsigned int per_ruleset;
+	unsigned int ext_per_ruleset;	/* random_ext_rulesets */
 	bool verbose;
 	unsigned long cases, mismatches;
+	unsigned long ext_want_cases;	/* random_ext_rulesets */
+	unsigned long ext_cases, ext_mismatches;
+	bool ext_ran;
 	pid_t main_pid;
 };
 
@@ -128,8 +155,11 @@ static const char *const outcome_name[] = {
 	"dropped", "sent (OUTPUT accepted)", "delivered locally", "forwarded", "send error",
 };
 
-/* Protocols T has raw observer sockets for (no ICMP protocol-unreachable). */
-static const uint8_t observed_protos[] = { 1, 6, 17, 200 };
+/*
+ * Protocols T has raw observer sockets for (no ICMP protocol-unreachable);
+ * dccp, esp, ah, sctp and udplite only come from random_ext_rulesets.
+ */
+static const uint8_t observed_protos[] = { 1, 6, 17, 200, 33, 50, 51, 132, 136 };
 #define NOBS (sizeof(observed_protos) / sizeof(observed_protos[0]))
 
 struct side {
@@ -142,7 +172,8 @@ struct side {
 
 /*
  * A packet shape aimed at one rule of a large ruleset, so that its packets
- * hit rules deep in folded runs instead of only the policy.
+ * hit rules deep in folded runs instead of only the policy (and at one rule
+ * of an ext ruleset, so that its extension matches run often).
  */
 struct vd_aim {
 	uint32_t src, dst;	/* network order; 0: as generated */
@@ -153,6 +184,16 @@ struct vd_aim {
 
 #define VD_MAX_AIMS	96
 #define VD_BIG_RULESET	(64 * 1024)	/* bytes of restore input printed in full */
+
+#define VD_PORTS	16	/* ports remembered of a ruleset ... */
+#define VD_EXT_PORTS	64	/* ... and of an ext ruleset (multiport lists) */
+#define VD_SEEN		32
+
+/* Values an ext ruleset's matches name, for packets on and next to them. */
+struct vd_seen {
+	uint32_t v[VD_SEEN];
+	unsigned int n;
+};
 
 struct vd {
 	struct rng rng;
@@ -166,11 +207,13 @@ struct vd {
 	struct buf edit;		/* iptables command applied mid-ruleset, or empty */
 	unsigned int edit_at;		/* ... before this packet */
 	unsigned int nchains;
-	uint16_t ports[16];		/* ports the ruleset mentions */
+	uint16_t ports[VD_EXT_PORTS];	/* ports the ruleset mentions */
 	unsigned int nports;
+	bool ext;			/* random_ext_rulesets: extensions, more protocols */
+	struct vd_seen spis, ttls, toses, lens, ips;	/* ext: values the rules name */
 	uint16_t ip_id;			/* unique id of each packet, never 0 */
 	unsigned int npackets;		/* packets of the current ruleset */
-	struct vd_aim aims[VD_MAX_AIMS];	/* large rulesets only */
+	struct vd_aim aims[VD_MAX_AIMS];	/* large and ext rulesets only */
 	unsigned int naims;
 	unsigned int hit_rules;		/* rules ip_tables counted, last ruleset */
 	unsigned long outcomes[5];	/* ip_tables side */
@@ -186,6 +229,28 @@ static const char *const addrs[] = {
 };
 #define NADDRS (sizeof(addrs) / sizeof(addrs[0]))
 
+/* T's own addresses (the ext generator's; gen_packet() keeps its own list). */
+static const char *const t_addrs[] = {
+	"10.99.0.1", "10.200.1.1", "192.168.1.1", "10.99.0.254", "10.200.0.254",
+};
+#define NT_ADDRS (sizeof(t_addrs) / sizeof(t_addrs[0]))
+
+/* Is @a (network order) one of T's own addresses? */
+static bool t_local(const void *a)
+{
+	struct in_addr in;
+	unsigned int i;
+
+	for (i = 0; i < NT_ADDRS; i++)
+		if (inet_pton(AF_INET, t_addrs[i], &in) == 1 && !memcmp(&in, a, 4))
+			return true;
+	return false;
+}
+
+#define IP(a, b, c, d)	(((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
+#define IPFMT		"%u.%u.%u.%u"
+#define IPARG(x)	(x) >> 24, ((x) >> 16) & 255, ((x) >> 8) & 255, (x) & 255
+
 static const char *const ifaces[] = { "vd0", "vd1", "vd+", "v+", "lo", "eth0", "vd10", "vd" };
 #define NIFACES (sizeof(ifaces) / sizeof(ifaces[0]))
 
@@ -200,7 +265,7 @@ static uint16_t pick_port(struct vd *v)
 	uint16_t p;
 
 	p = rnd(&v->rng, 2) ? common[rnd(&v->rng, 9)] : (uint16_t)rnd(&v->rng, 2000);
-	if (v->nports < 16)
+	if (v->nports < (v->ext ? VD_EXT_PORTS : VD_PORTS))
 		v->ports[v->nports++] = p;
 	return p;
 }
@@ -247,6 +312,595 @@ static void gen_flags(struct vd *v, char *out, size_t len)
 	}
 }
 
+
+/*
+ * Extension matches (random_ext_rulesets). Every draw below happens only
+ * with v->ext set, so the other tests' streams stay what they were.
+ */
+enum {
+	X_COMMENT, X_MULTIPORT, X_IPRANGE, X_MARK, X_LENGTH, X_TTL, X_TOS, X_DSCP, X_AH, X_ESP,
+	X_N
+};
+
+static void seen_add(struct vd_seen *s, uint32_t x)
+{
+	if (s->n < VD_SEEN)
+		s->v[s->n++] = x;
+}
+
+/* A value some rule names, or one next to it; next to @def if none does. */
+static uint32_t seen_near(struct vd *v, const struct vd_seen *s, uint32_t def)
+{
+	uint32_t x = s->n ? s->v[rnd(&v->rng, s->n)] : def;
+
+	return x + rnd(&v->rng, 3) - 1;
+}
+
+/* " -m comment --comment TEXT", quoted for iptables-restore and sh alike. */
+static void gen_comment(struct vd *v)
+{
+	static const char *const texts[] = {
+		"some text", "x", "", "allow ssh from the lab", "it's a \"quoted\" text",
+		"a;b,c:d/e=f+g(h)[i]", "-j DROP", "--comment", "back\\slash", "! -p tcp",
+	};
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789 .,:;_+=/-'\"\\()";
+	static const char word[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "0123456789.,:_+=/-";
+	char text[256];
+	unsigned int i, n;
+
+	if (rnd(&v->rng, 3)) {
+		snprintf(text, sizeof(text), "%s", texts[rnd(&v->rng, 10)]);
+	} else {
+		/* Up to 255 characters: the most xt_comment holds. */
+		n = rnd(&v->rng, 2) ? 1 + rnd(&v->rng, 30) : 1 + rnd(&v->rng, 255);
+		for (i = 0; i < n; i++)
+			text[i] = chars[rnd(&v->rng, sizeof(chars) - 1)];
+		text[n] = '\0';
+	}
+	bprintf(&v->rules, " -m comment --comment ");
+	/* A plain word sometimes goes unquoted (also through sh: edits). */
+	if (text[0] && !text[strspn(text, word)] && !rnd(&v->rng, 3)) {
+		bprintf(&v->rules, "%s", text);
+		return;
+	}
+	bprintf(&v->rules, "\"");
+	for (i = 0; text[i]; i++)
+		bprintf(&v->rules, "%s%c", strchr("\"\\", text[i]) ? "\\" : "", text[i]);
+	bprintf(&v->rules, "\"");
+}
+
+/* " -m multiport [!] --Xports LIST": 1-15 ports, a range a:b (a < b) counting as two. */
+static void gen_multiport(struct vd *v)
+{
+	static const char *const opts[] = {
+		"sports", "dports", "ports", "source-ports", "destination-ports",
+	};
+	unsigned int n, used = 0, b;
+	const char *not = neg(v, 3);
+	uint16_t a;
+
+	bprintf(&v->rules, " -m multiport %s--%s ", not, opts[rnd(&v->rng, 5)]);
+	n = rnd(&v->rng, 2) ? 1 + rnd(&v->rng, 3) : 1 + rnd(&v->rng, 15);
+	while (used < n) {
+		a = pick_port(v);
+		if (used + 2 <= n && a < 65535 && !rnd(&v->rng, 3)) {
+			b = a + 1 + (rnd(&v->rng, 2) ? rnd(&v->rng, 8) : rnd(&v->rng, 3000));
+			if (b > 65535)
+				b = 65535;
+			if (v->nports < VD_EXT_PORTS)
+				v->ports[v->nports++] = b;
+			bprintf(&v->rules, "%s%u:%u", used ? "," : "", a, b);
+			used += 2;
+		} else {
+			bprintf(&v->rules, "%s%u", used ? "," : "", a);
+			used++;
+		}
+	}
+}
+
+static uint32_t ip_host(const char *a)
+{
+	struct in_addr in;
+
+	inet_pton(AF_INET, a, &in);
+	return ntohl(in.s_addr);
+}
+
+/* " -m iprange" with a source and/or destination range around the test's addresses. */
+static void gen_iprange(struct vd *v)
+{
+	static const char *const wide[] = {
+		"10.0.0.0-10.255.255.255", "0.0.0.0-255.255.255.255", "10.99.0.0-10.200.255.255",
+		"172.16.5.5-192.168.1.1",
+	};
+	unsigned int which = 1 + rnd(&v->rng, 3), i, k;
+	uint32_t lo, hi, d;
+	const char *not;
+
+	bprintf(&v->rules, " -m iprange");
+	for (i = 0; i < 2; i++) {
+		if (!(which & (1u << i)))
+			continue;
+		not = neg(v, 3);
+		bprintf(&v->rules, " %s--%s-range ", not, i ? "dst" : "src");
+		if (!rnd(&v->rng, 8)) {
+			bprintf(&v->rules, "%s", wide[rnd(&v->rng, 4)]);
+			continue;
+		}
+		k = rnd(&v->rng, NADDRS + NT_ADDRS);
+		lo = hi = ip_host(k < NADDRS ? addrs[k] : t_addrs[k - NADDRS]);
+		d = rnd(&v->rng, 2) ? rnd(&v->rng, 3) : rnd(&v->rng, 300);
+		lo -= d;
+		d = rnd(&v->rng, 2) ? rnd(&v->rng, 3) : rnd(&v->rng, 300);
+		hi += d;
+		seen_add(&v->ips, lo);
+		seen_add(&v->ips, hi);
+		if (!rnd(&v->rng, 5)) {
+			bprintf(&v->rules, IPFMT, IPARG(lo));	/* one address */
+			continue;
+		}
+		if (!rnd(&v->rng, 8)) {
+			d = lo;	/* reversed: never matches (iptables warns) */
+			lo = hi;
+			hi = d;
+		}
+		bprintf(&v->rules, IPFMT "-" IPFMT, IPARG(lo), IPARG(hi));
+	}
+}
+
+static void gen_mark(struct vd *v)
+{
+	static const uint32_t vals[] = { 0, 1, 0x10, 0x4000, 0xffffffff, 0x11, 0x4010, 2 };
+	static const uint32_t masks[] = { 0xffffffff, 0xff, 1, 0x10, 0xffff0000, 0, 0xf0, 0x4000 };
+	const char *not = neg(v, 3);
+	uint32_t m = vals[rnd(&v->rng, 8)];
+
+	bprintf(&v->rules, " -m mark %s--mark ", not);
+	bprintf(&v->rules, rnd(&v->rng, 3) ? "0x%x" : "%u", m);
+	if (rnd(&v->rng, 2))
+		bprintf(&v->rules, "/0x%x", masks[rnd(&v->rng, 8)]);
+}
+
+static uint32_t gen_len_value(struct vd *v)
+{
+	if (rnd(&v->rng, 4))
+		return 20 + rnd(&v->rng, 140);
+	return rnd(&v->rng, 2) ? rnd(&v->rng, 21) : rnd(&v->rng, 65536);
+}
+
+/* --length N, N:M (sometimes M < N: matches nothing), :M or N:. */
+static void gen_length(struct vd *v)
+{
+	const char *not = neg(v, 3);
+	uint32_t a = gen_len_value(v), b = gen_len_value(v), t;
+
+	if (b < a && rnd(&v->rng, 6)) {
+		t = a;
+		a = b;
+		b = t;
+	}
+	seen_add(&v->lens, a);
+	seen_add(&v->lens, b);
+	bprintf(&v->rules, " -m length %s--length ", not);
+	switch (rnd(&v->rng, 5)) {
+	case 0:
+		bprintf(&v->rules, "%u", a);
+		break;
+	case 1:
+		bprintf(&v->rules, ":%u", b);
+		break;
+	case 2:
+		bprintf(&v->rules, "%u:", a);
+		break;
+	default:
+		bprintf(&v->rules, "%u:%u", a, b);
+	}
+}
+
+static void gen_ttl(struct vd *v)
+{
+	static const uint8_t common[] = { 0, 1, 2, 63, 64, 65, 128, 254, 255 };
+	static const char *const modes[] = { "--ttl-eq", "! --ttl-eq", "--ttl-lt", "--ttl-gt" };
+	unsigned int mode = rnd(&v->rng, 4);
+	uint32_t n = rnd(&v->rng, 2) ? common[rnd(&v->rng, 9)] : rnd(&v->rng, 256);
+
+	seen_add(&v->ttls, n);
+	bprintf(&v->rules, " -m ttl %s %u", modes[mode], n);
+}
+
+static void gen_tos(struct vd *v)
+{
+	static const char *const names[] = {
+		"Minimize-Delay", "Maximize-Throughput", "Maximize-Reliability", "Minimize-Cost",
+		"Normal-Service", "minimize-delay", "MAXIMIZE-THROUGHPUT",
+	};
+	static const uint8_t named[] = { 0x10, 0x08, 0x04, 0x02, 0, 0x10, 0x08 };
+	static const uint8_t vals[] = { 0, 0x10, 0x08, 0x04, 0x02, 0xff, 0xe0, 0x1c, 0x03, 0xb8 };
+	static const uint8_t masks[] = { 0xff, 0x3f, 0x1c, 0x03, 0xfc, 0x1e, 0xe0, 0 };
+	const char *not = neg(v, 3);
+	unsigned int k;
+	uint32_t t;
+
+	bprintf(&v->rules, " -m tos %s--tos ", not);
+	if (!rnd(&v->rng, 4)) {
+		k = rnd(&v->rng, 7);
+		seen_add(&v->toses, named[k]);
+		bprintf(&v->rules, "%s", names[k]);
+		return;
+	}
+	t = rnd(&v->rng, 3) ? vals[rnd(&v->rng, 10)] : rnd(&v->rng, 256);
+	seen_add(&v->toses, t);
+	bprintf(&v->rules, rnd(&v->rng, 3) ? "0x%02x" : "%u", t);
+	if (rnd(&v->rng, 2))
+		bprintf(&v->rules, "/0x%02x", masks[rnd(&v->rng, 8)]);
+}
+
+static void gen_dscp(struct vd *v)
+{
+	static const char *const classes[] = {
+		"BE", "EF", "CS0", "CS1", "CS2", "CS3", "CS4", "CS5", "CS6", "CS7", "AF11", "AF12",
+		"AF13", "AF21", "AF22", "AF23", "AF31", "AF32", "AF33", "AF41", "AF42", "AF43",
+		"ef", "af41", "cs1",
+	};
+	static const uint8_t dscps[] = {
+		0, 46, 0, 8, 16, 24, 32, 40, 48, 56, 10, 12, 14, 18, 20, 22, 26, 28, 30, 34, 36,
+		38, 46, 34, 8,
+	};
+	const char *not = neg(v, 3);
+	unsigned int k;
+	uint32_t d;
+
+	if (!rnd(&v->rng, 3)) {
+		k = rnd(&v->rng, 25);
+		seen_add(&v->toses, dscps[k] << 2);
+		bprintf(&v->rules, " -m dscp %s--dscp-class %s", not, classes[k]);
+		return;
+	}
+	d = rnd(&v->rng, 2) ? dscps[rnd(&v->rng, 25)] : rnd(&v->rng, 64);
+	seen_add(&v->toses, d << 2);
+	bprintf(&v->rules, " -m dscp %s--dscp ", not);
+	bprintf(&v->rules, rnd(&v->rng, 3) ? "%u" : "0x%02x", d);
+}
+
+/* " -m ah|esp [[!] --ahspi|--espspi N[:M]]" (M < N sometimes: matches nothing). */
+static void gen_spi(struct vd *v, const char *m)
+{
+	static const uint32_t common[] = {
+		0, 1, 2, 255, 256, 0x10000, 0x7fffffff, 0xfffffffe, 0xffffffff, 1000,
+	};
+	const char *not;
+	uint32_t a, b;
+
+	bprintf(&v->rules, " -m %s", m);
+	if (!rnd(&v->rng, 6))
+		return;	/* any SPI, but the header must be there */
+	not = neg(v, 3);
+	a = rnd(&v->rng, 2) ? common[rnd(&v->rng, 10)] :
+			      rnd(&v->rng, 2) ? rnd(&v->rng, 5000) : rnd(&v->rng, 0xffffffff);
+	seen_add(&v->spis, a);
+	bprintf(&v->rules, " %s--%sspi %u", not, m, a);
+	if (rnd(&v->rng, 2))
+		return;
+	b = rnd(&v->rng, 6) ? a + rnd(&v->rng, 2 + rnd(&v->rng, 3000)) : a - 1 - rnd(&v->rng, 50);
+	if (b < a && a - b > 1000)
+		b = 0xffffffff;	/* a + ... wrapped */
+	seen_add(&v->spis, b);
+	bprintf(&v->rules, ":%u", b);
+}
+
+/* The protocol a rule's text (from its -p on) names, and whether it is inverted. */
+static int rule_proto(const char *seg, bool *inv)
+{
+	static const struct {
+		const char *name;
+		int num;
+	} names[] = {
+		{ "tcp", 6 }, { "udplite", 136 }, { "udp", 17 }, { "icmp", 1 }, { "sctp", 132 },
+		{ "dccp", 33 }, { "esp", 50 }, { "ah", 51 },
+	};
+	const char *p = strstr(seg, "-p ");
+	unsigned int i;
+	size_t n;
+
+	*inv = false;
+	if (!p)
+		return 0;
+	*inv = p >= seg + 2 && p[-2] == '!';
+	p += 3;
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		n = strlen(names[i].name);
+		if (!strncmp(p, names[i].name, n) && (p[n] == ' ' || p[n] == '\n' || !p[n]))
+			return names[i].num;
+	}
+	return atoi(p);
+}
+
+static bool ext_fits(int kind, int proto, bool inv)
+{
+	switch (kind) {
+	case X_MULTIPORT:
+		return !inv && (proto == 6 || proto == 17 || proto == 136 || proto == 132 ||
+				proto == 33);
+	case X_AH:
+		return !inv && proto == 51;
+	case X_ESP:
+		return !inv && proto == 50;
+	}
+	return true;
+}
+
+static void gen_ext(struct vd *v, int kind)
+{
+	switch (kind) {
+	case X_COMMENT:
+		gen_comment(v);
+		break;
+	case X_MULTIPORT:
+		gen_multiport(v);
+		break;
+	case X_IPRANGE:
+		gen_iprange(v);
+		break;
+	case X_MARK:
+		gen_mark(v);
+		break;
+	case X_LENGTH:
+		gen_length(v);
+		break;
+	case X_TTL:
+		gen_ttl(v);
+		break;
+	case X_TOS:
+		gen_tos(v);
+		break;
+	case X_DSCP:
+		gen_dscp(v);
+		break;
+	case X_AH:
+		gen_spi(v, "ah");
+		break;
+	case X_ESP:
+		gen_spi(v, "esp");
+		break;
+	}
+}
+
+/* A protocol only random_ext_rulesets uses, by name or number, sometimes inverted. */
+static void gen_ext_proto(struct vd *v)
+{
+	static const char *const names[] = {
+		"ah", "esp", "sctp", "dccp", "udplite", "51", "50", "132", "33", "136",
+	};
+	const char *not = neg(v, 6);
+	/* ah and esp twice as often: their own matches have the most to check. */
+	unsigned int k = rnd(&v->rng, 4) ? rnd(&v->rng, 7) % 5 : rnd(&v->rng, 10);
+
+	bprintf(&v->rules, " %s-p %s", not, names[k]);
+}
+
+/*
+ * With @proto < 0, @npre extension matches that need no protocol (placed
+ * before -p: their order against the protocol's own match is the blob's);
+ * else the rest of a rule's 0-2, after the options of its protocol @proto
+ * (inverted if @inv).
+ */
+static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre)
+{
+	unsigned int n, i;
+	int own = -1, kind;
+
+	if (proto < 0) {
+		for (i = 0; i < npre; i++) {
+			do
+				kind = rnd(&v->rng, X_N);
+			while (!ext_fits(kind, 0, true));
+			gen_ext(v, kind);
+		}
+		return;
+	}
+	n = rnd(&v->rng, 10);
+	n = n < 3 ? 0 : n < 7 ? 1 : 2;
+	if (n + npre > 2)
+		n = 2 - npre;
+	/* A protocol's own match comes often: -p ah -m ah, -p sctp -m multiport. */
+	if (!inv && proto == 51)
+		own = X_AH;
+	else if (!inv && proto == 50)
+		own = X_ESP;
+	else if (ext_fits(X_MULTIPORT, proto, inv))
+		own = X_MULTIPORT;
+	if (own >= 0 && (proto == 6 || proto == 17 ? !rnd(&v->rng, 3) : rnd(&v->rng, 6))) {
+		if (!n)
+			n = 1;
+	} else {
+		own = -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (!i && own >= 0) {
+			kind = own;
+		} else {
+			do
+				kind = rnd(&v->rng, X_N);
+			while (!ext_fits(kind, proto, inv));
+		}
+		gen_ext(v, kind);
+	}
+}
+
+/* Add aim @a at a rule of built-in chain @hook ('U': a user chain): it passes that hook. */
+static void ext_aim_add(struct vd *v, struct vd_aim a, char hook)
+{
+	static const char *const remote[] = { "172.16.5.5", "10.200.0.2", "10.99.0.2",
+					      "10.99.3.4" };
+	struct in_addr in;
+
+	if (hook == 'O') {
+		a.path = PATH_OUTPUT;
+	} else if (hook == 'I' || hook == 'F') {
+		if (a.path < 0)
+			a.path = rnd(&v->rng, 2) ? PATH_VD0 : PATH_VD1;
+		if (!a.dst) {
+			inet_pton(AF_INET, hook == 'I' ? t_addrs[rnd(&v->rng, NT_ADDRS)] :
+					  remote[rnd(&v->rng, 4)], &in);
+			a.dst = in.s_addr;
+		}
+	}
+	if (v->naims < VD_MAX_AIMS)
+		v->aims[v->naims++] = a;
+}
+
+/*
+ * An aim at an ext rule, from the -s/-d/-i/-o in @ip (@len bytes), its
+ * protocol and the first destination port in @opts (its matches): two
+ * thirds of the packets go where some rule looks, so that extension matches
+ * run much more often than on random packets.
+ */
+static void gen_ext_aim(struct vd *v, char hook, const char *ip, size_t len, int proto, bool inv,
+			const char *opts)
+{
+	static const char *const dports[] = {
+		" --dport ", " --dports ", " --destination-ports ", " --ports ",
+	};
+	struct vd_aim a = { .dport = -1, .path = -1 };
+	char buf[256], *tok, *save = NULL, *slash;
+	const char *o = NULL;
+	bool not = false;
+	struct in_addr in;
+	unsigned int i;
+	int dmask = -1;
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, ip);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (!strcmp(tok, "!")) {
+			not = true;
+			continue;
+		}
+		if (!strcmp(tok, "-s") || !strcmp(tok, "-d")) {
+			bool src = tok[1] == 's';
+
+			tok = strtok_r(NULL, " ", &save);
+			if (!tok)
+				break;
+			slash = strchr(tok, '/');
+			if (slash)
+				*slash = '\0';
+			if (!not && inet_pton(AF_INET, tok, &in) == 1)
+				*(src ? &a.src : &a.dst) = in.s_addr;
+			if (!not && !src && slash)
+				dmask = atoi(slash + 1);
+		} else if (!strcmp(tok, "-i")) {
+			tok = strtok_r(NULL, " ", &save);
+			if (tok && (!strcmp(tok, "vd0") || !strcmp(tok, "vd1")))
+				a.path = (tok[2] == '1') ^ not ? PATH_VD1 : PATH_VD0;
+		} else if (!strcmp(tok, "-o")) {
+			/* T routes 10.99.0.0/24 out of vd0, the rest out of vd1. */
+			tok = strtok_r(NULL, " ", &save);
+			if (tok && !not && !strcmp(tok, "vd0"))
+				o = "10.99.0.2";
+			else if (tok && !not && !strcmp(tok, "vd1"))
+				o = "172.16.5.5";
+			else if (tok && !not && !strcmp(tok, "lo"))
+				o = "10.200.1.1";
+		}
+		not = false;
+	}
+	if (o && !a.dst && inet_pton(AF_INET, o, &in) == 1)
+		a.dst = in.s_addr;
+	/* INPUT only sees T's own addresses: one inside -d's network, if any. */
+	for (i = 0; hook == 'I' && a.dst && !t_local(&a.dst) && i < NT_ADDRS; i++) {
+		inet_pton(AF_INET, t_addrs[i], &in);
+		if (dmask >= 0 && dmask <= 32 &&
+		    !((ntohl(in.s_addr) ^ ntohl(a.dst)) & (dmask ? ~0u << (32 - dmask) : 0)))
+			a.dst = in.s_addr;
+	}
+	if (!inv && proto > 0)
+		a.proto = proto;
+	for (i = 0; i < sizeof(dports) / sizeof(dports[0]) && a.dport < 0; i++) {
+		tok = strstr(opts, dports[i]);
+		if (tok && tok > opts && tok[-1] != '!')
+			a.dport = atoi(tok + strlen(dports[i]));
+	}
+	ext_aim_add(v, a, hook);
+}
+
+/*
+ * A run of 3-12 rules of one shape (-s, -d, -p --dport, -s/24 -p --dport)
+ * and mostly one target in built-in chain @name, which bpfilter folds into
+ * one lookup: some rules carry a comment (it always matches, so they fold
+ * too), a few another extension match (which must keep them out of it).
+ * Or a run of ah, esp or multiport rules: built-in chains are where packets
+ * aimed at them get.
+ */
+static void gen_ext_run(struct vd *v, const char *name)
+{
+	static const uint32_t bases[] = {
+		IP(10, 200, 0, 0), IP(10, 200, 1, 0), IP(192, 168, 1, 0), IP(172, 16, 5, 0),
+	};
+	static const int own[] = { 51, 50, 6, 17, 136, 132, 33 };
+	unsigned int n = 3 + rnd(&v->rng, 10), shape = rnd(&v->rng, 6), i;
+	const char *target = rnd(&v->rng, 2) ? "DROP" : "ACCEPT";
+	int proto = rnd(&v->rng, 2) ? 6 : 17, kind;
+	uint32_t base = bases[rnd(&v->rng, 4)], a;
+	struct vd_aim aim;
+	uint16_t port;
+
+	if (shape >= 4) {
+		proto = own[rnd(&v->rng, 7)];
+		for (i = 0; i < n; i++) {
+			size_t at = v->rules.len;
+
+			bprintf(&v->rules, "-A %s -p %u", name, proto);
+			gen_ext(v, proto == 51 ? X_AH : proto == 50 ? X_ESP : X_MULTIPORT);
+			if (!rnd(&v->rng, 4))
+				gen_comment(v);
+			bprintf(&v->rules, " -j %s\n", rnd(&v->rng, 8) ? target : "RETURN");
+			gen_ext_aim(v, name[0], "", 0, proto, false, v->rules.p + at);
+		}
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		aim = (struct vd_aim){ .dport = -1, .path = -1 };
+		a = base + rnd(&v->rng, 256);
+		port = pick_port(v);
+		bprintf(&v->rules, "-A %s", name);
+		if (shape == 0 || shape == 3) {
+			if (shape == 3)
+				a &= ~255u;
+			bprintf(&v->rules, " -s " IPFMT "%s", IPARG(a), shape == 3 ? "/24" : "");
+			aim.src = htonl(a + (shape == 3 ? rnd(&v->rng, 256) : 0));
+		} else if (shape == 1) {
+			bprintf(&v->rules, " -d " IPFMT, IPARG(a));
+			aim.dst = htonl(a);
+		}
+		if (shape >= 2) {
+			bprintf(&v->rules, " -p %s --dport %u", proto == 6 ? "tcp" : "udp", port);
+			aim.proto = proto;
+			aim.dport = port;
+		}
+		if (!rnd(&v->rng, 3)) {
+			gen_comment(v);
+		} else if (!rnd(&v->rng, 8)) {
+			do
+				kind = rnd(&v->rng, X_N);
+			while (!ext_fits(kind, shape >= 2 ? proto : 0, shape < 2));
+			gen_ext(v, kind);
+		}
+		bprintf(&v->rules, " -j %s\n", rnd(&v->rng, 8) ? target : "RETURN");
+		ext_aim_add(v, aim, name[0]);
+	}
+}
+
+/*
+ * ext: leave out half of the -s/-d/-i/-o a rule would have, so that more
+ * packets get as far as its extension matches (no draw without v->ext).
+ */
+static bool ext_fewer(struct vd *v)
+{
+	return v->ext && rnd(&v->rng, 2);
+}
+
 /*
  * One rule for chain @name; @chain is its user chain index, or -1 for a
  * built-in chain (then @hook says which: 'I', 'F', 'O').
@@ -258,26 +912,37 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 		"11/0", "5", "13", "port-unreachable",
 	};
 	static const int masks[] = { 32, 24, 16, 8, 0, 31, 12 };
-	bool ports = false;
-	unsigned int p;
+	unsigned int p, npre = 0;
+	bool ports = false, inv;
+	size_t start = v->rules.len, ip, at;
+	int proto;
 
 	bprintf(&v->rules, "-A %s", name);
-	if (!rnd(&v->rng, 3))
+	if (!rnd(&v->rng, 3) && !ext_fewer(v))
 		bprintf(&v->rules, " %s-s %s/%d", neg(v, 3), addrs[rnd(&v->rng, NADDRS)],
 			masks[rnd(&v->rng, 7)]);
-	if (!rnd(&v->rng, 3))
+	if (!rnd(&v->rng, 3) && !ext_fewer(v))
 		bprintf(&v->rules, " %s-d %s/%d", neg(v, 3), addrs[rnd(&v->rng, NADDRS)],
 			masks[rnd(&v->rng, 7)]);
 	/* iptables refuses -o in INPUT and -i in OUTPUT, not in user chains. */
-	if (hook != 'I' && !rnd(&v->rng, 4))
+	if (hook != 'I' && !rnd(&v->rng, 4) && !ext_fewer(v))
 		bprintf(&v->rules, " %s-o %s", neg(v, 3), ifaces[rnd(&v->rng, NIFACES)]);
-	if (hook != 'O' && !rnd(&v->rng, 4))
+	if (hook != 'O' && !rnd(&v->rng, 4) && !ext_fewer(v))
 		bprintf(&v->rules, " %s-i %s", neg(v, 3), ifaces[rnd(&v->rng, NIFACES)]);
+	ip = v->rules.len;
+	if (v->ext && !rnd(&v->rng, 4)) {
+		npre = 1;
+		gen_ext_matches(v, -1, false, npre);
+	}
+	at = v->rules.len;
 	p = rnd(&v->rng, 12);
 	if (p < 3) {
 		char m[40], c[40];
 
 		bprintf(&v->rules, " -p tcp");
+		/* An explicit -m tcp hotdrops a short header even without options. */
+		if (v->ext && !rnd(&v->rng, 4))
+			bprintf(&v->rules, " -m tcp");
 		gen_ports(v, "sport");
 		gen_ports(v, "dport");
 		if (!rnd(&v->rng, 3)) {
@@ -296,6 +961,8 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 		ports = true;
 	} else if (p < 5) {
 		bprintf(&v->rules, " -p udp");
+		if (v->ext && !rnd(&v->rng, 4))
+			bprintf(&v->rules, " -m udp");
 		gen_ports(v, "sport");
 		gen_ports(v, "dport");
 		ports = true;
@@ -309,9 +976,17 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 		bprintf(&v->rules, " ! -p %s", (const char *[]){ "tcp", "udp", "icmp" }[rnd(&v->rng, 3)]);
 	} else if (p == 8) {
 		bprintf(&v->rules, " %s-p %u", neg(v, 3), rnd(&v->rng, 2) ? 200u : 17u);
+	} else if (v->ext && rnd(&v->rng, 3)) {
+		gen_ext_proto(v);
 	}
 	if (!ports && !rnd(&v->rng, 5))
 		bprintf(&v->rules, " %s-f", neg(v, 2));
+	if (v->ext) {
+		proto = rule_proto(v->rules.p + at, &inv);
+		gen_ext_matches(v, proto, inv, npre);
+		gen_ext_aim(v, chain < 0 ? hook : 'U', v->rules.p + start, ip - start, proto, inv,
+			    v->rules.p + at);
+	}
 
 	p = rnd(&v->rng, 20);
 	if (p < 6) {
@@ -334,10 +1009,12 @@ static void gen_ruleset(struct vd *v)
 {
 	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
 	unsigned int c, i, n;
+	int run_at;
 
 	v->rules.len = 0;
 	v->nports = 0;
 	v->naims = 0;
+	v->spis.n = v->ttls.n = v->toses.n = v->lens.n = v->ips.n = 0;
 	v->nchains = rnd(&v->rng, 5);
 	bprintf(&v->rules, "*filter\n");
 	for (c = 0; c < 3; c++)
@@ -347,8 +1024,14 @@ static void gen_ruleset(struct vd *v)
 		bprintf(&v->rules, ":c%u - [0:0]\n", c);
 	for (c = 0; c < 3; c++) {
 		n = rnd(&v->rng, 9);
-		for (i = 0; i < n; i++)
-			gen_rule(v, -1, builtin[c][0], builtin[c]);
+		/* ext: sometimes a foldable run somewhere among them */
+		run_at = v->ext && !rnd(&v->rng, 3) ? (int)rnd(&v->rng, n + 1) : -1;
+		for (i = 0; i <= n; i++) {
+			if ((int)i == run_at)
+				gen_ext_run(v, builtin[c]);
+			if (i < n)
+				gen_rule(v, -1, builtin[c][0], builtin[c]);
+		}
 	}
 	for (c = 0; c < v->nchains; c++) {
 		char name[16];
@@ -413,9 +1096,10 @@ static void gen_edit(struct vd *v)
 }
 
 struct pkt {
-	unsigned char d[128];
+	unsigned char d[256];
 	unsigned int len;
 	enum path path;
+	uint32_t mark;		/* SO_MARK of an OUTPUT packet (ext only) */
 };
 
 static uint16_t pkt_port(struct vd *v)
@@ -438,6 +1122,23 @@ static uint32_t csum_add(uint32_t sum, const unsigned char *p, unsigned int len)
 	if (len & 1)
 		sum += p[len - 1] << 8;
 	return sum;
+}
+
+/* The SCTP checksum (CRC32c, stored little endian) of @len bytes at @t made wrong. */
+static void spoil_crc32c(unsigned char *t, unsigned int len)
+{
+	uint32_t c = ~0u;
+	unsigned int i, k;
+
+	memset(t + 8, 0, 4);
+	for (i = 0; i < len; i++) {
+		c ^= t[i];
+		for (k = 0; k < 8; k++)
+			c = c >> 1 ^ (0x82f63b78 & -(c & 1));
+	}
+	c = ~c ^ 0x55555555;
+	for (i = 0; i < 4; i++)
+		t[8 + i] = c >> (8 * i);
 }
 
 /*
@@ -469,10 +1170,108 @@ static void spoil_csum(unsigned char *h, unsigned int l4len, unsigned int off)
 	t[off + 1] = bad & 0xff;
 }
 
+/*
+ * The IP header fields random_ext_rulesets' matches look at: addresses next
+ * to iprange ends (unless @aimed at a rule), TTL and TOS on and next to the
+ * values rules name, and a mark for OUTPUT.
+ */
+static void gen_ext_ip(struct vd *v, struct pkt *p, bool aimed)
+{
+	static const uint8_t ttls[] = { 0, 1, 2, 63, 64, 65, 128, 254, 255 };
+	static const uint32_t marks[] = { 0, 1, 0x10, 0x4000, 0xffffffff };
+	unsigned char *h = p->d;
+	uint32_t a;
+	unsigned int i;
+
+	for (i = 0; i < 2; i++)
+		if (v->ips.n && !rnd(&v->rng, aimed ? 8 : 3)) {
+			a = htonl(seen_near(v, &v->ips, 0));
+			memcpy(h + 12 + 4 * i, &a, 4);
+		}
+	switch (rnd(&v->rng, 5)) {
+	case 0:
+		h[8] = 64;
+		break;
+	case 1:
+		h[8] = rnd(&v->rng, 2) ? ttls[rnd(&v->rng, 9)] : rnd(&v->rng, 256);
+		break;
+	default:
+		h[8] = seen_near(v, &v->ttls, 64);
+	}
+	/*
+	 * A forwarded packet with TTL 0 or 1 never reaches FORWARD: T answers
+	 * it with time exceeded, which would cross T's OUTPUT behind our back.
+	 */
+	if (p->path != PATH_OUTPUT && !t_local(h + 16) && h[8] < 2)
+		h[8] = 2;
+	switch (rnd(&v->rng, 5)) {
+	case 0:
+		h[1] = 0;
+		break;
+	case 1:
+		h[1] = rnd(&v->rng, 256);
+		break;
+	default:
+		/* A value a rule names, with a bit flipped, ECN bits or one off. */
+		h[1] = seen_near(v, &v->toses, 0x10);
+		if (!rnd(&v->rng, 3))
+			h[1] ^= 1u << rnd(&v->rng, 8);
+		else if (!rnd(&v->rng, 2))
+			h[1] |= rnd(&v->rng, 4);
+	}
+	if (p->path == PATH_OUTPUT)
+		p->mark = marks[rnd(&v->rng, 5)];
+}
+
+/* The transport header of the protocols only random_ext_rulesets sends; its length. */
+static unsigned int gen_ext_l4(struct vd *v, uint8_t proto, unsigned char *t,
+			       const struct vd_aim *aim)
+{
+	uint16_t s, d;
+	uint32_t spi;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		t[i] = rnd(&v->rng, 256);
+	switch (proto) {
+	case 50:	/* ESP: SPI, sequence number */
+	case 51:	/* AH: next header, length, reserved, SPI, sequence number */
+		spi = rnd(&v->rng, 4) ? seen_near(v, &v->spis, 256) : rnd(&v->rng, 0xffffffff);
+		i = proto == 51 ? 4 : 0;
+		t[i] = spi >> 24;
+		t[i + 1] = spi >> 16;
+		t[i + 2] = spi >> 8;
+		t[i + 3] = spi;
+		return proto == 51 ? 12 : 8;
+	default:	/* SCTP, DCCP, UDP-Lite: the ports first */
+		s = pkt_port(v);
+		d = pkt_port(v);
+		if (aim && aim->dport >= 0)
+			d = aim->dport;
+		t[0] = s >> 8;
+		t[1] = s & 0xff;
+		t[2] = d >> 8;
+		t[3] = d & 0xff;
+		if (proto == 136) {
+			/* Coverage 0 (all, the checksum is then spoiled) or invalid (1-7). */
+			t[4] = 0;
+			t[5] = rnd(&v->rng, 3) ? 0 : 1 + rnd(&v->rng, 7);
+			return 8;
+		}
+		if (proto == 33) {
+			t[4] = 3 + rnd(&v->rng, 2);	/* data offset */
+			t[5] &= 0xf0;			/* CsCov 0: all */
+			t[8] &= 0xfe;			/* no extended sequence number */
+		}
+		return 12;
+	}
+}
+
 static void gen_packet(struct vd *v, struct pkt *p)
 {
 	static const uint8_t protos[] = { 6, 6, 6, 17, 17, 1, 1, 1, 200, 17 };
 	static const uint16_t frags[] = { 0x2000, 1, 2, 0x2005, 100, 0x4000 };
+	static const uint8_t ext_protos[] = { 50, 51, 132, 33, 136, 50, 51 };
 	unsigned int l4 = 0, hdr, ihl, i, pay = rnd(&v->rng, 24);
 	uint8_t proto = protos[rnd(&v->rng, 10)];
 	uint16_t frag = rnd(&v->rng, 5) ? (rnd(&v->rng, 3) ? 0 : 0x4000) : frags[rnd(&v->rng, 6)];
@@ -481,6 +1280,8 @@ static void gen_packet(struct vd *v, struct pkt *p)
 
 	memset(p, 0, sizeof(*p));
 	p->path = rnd(&v->rng, 10) < 4 ? PATH_OUTPUT : rnd(&v->rng, 10) < 7 ? PATH_VD0 : PATH_VD1;
+	if (v->ext && rnd(&v->rng, 2))
+		proto = ext_protos[rnd(&v->rng, 7)];
 	/* Without aims the random stream is the one seeds were recorded with. */
 	if (v->naims && rnd(&v->rng, 3)) {
 		aim = &v->aims[rnd(&v->rng, v->naims)];
@@ -517,6 +1318,8 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		memcpy(h + 12, &aim->src, 4);
 	if (aim && aim->dst)
 		memcpy(h + 16, &aim->dst, 4);
+	if (v->ext)
+		gen_ext_ip(v, p, aim != NULL);
 	/* Options: NOPs then EOL, which ip_rcv accepts. */
 	for (i = 20; i < ihl * 4; i++)
 		h[i] = i + 1 < ihl * 4 ? 1 : 0;
@@ -569,6 +1372,13 @@ static void gen_packet(struct vd *v, struct pkt *p)
 					  rnd(&v->rng, 256);
 		t[1] = rnd(&v->rng, 2) ? rnd(&v->rng, 4) : rnd(&v->rng, 256);
 		break;
+	case 50:
+	case 51:
+	case 132:
+	case 33:
+	case 136:
+		l4 = gen_ext_l4(v, proto, t, aim);
+		break;
 	default:
 		l4 = 8;
 		break;
@@ -579,13 +1389,39 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		l4 = rnd(&v->rng, l4 + 1);
 	else
 		l4 += pay;
+	if (v->ext) {
+		bool newp = proto == 50 || proto == 51 || proto == 132 || proto == 33 ||
+			    proto == 136;
+		unsigned int target;
+
+		/* The new protocols are cut more often: ah, esp, multiport hotdrop. */
+		switch (rnd(&v->rng, newp ? 5 : 8)) {
+		case 0:
+			/* Short: ah reads 12 bytes, esp 8, multiport 4. */
+			l4 = rnd(&v->rng, (hdr < 12 ? hdr : 12) + 1);
+			break;
+		case 1:
+		case 2:
+			/* A total length a rule names, or next to it. */
+			target = seen_near(v, &v->lens, 60);
+			if (target >= (unsigned int)(t - h) && target <= sizeof(p->d))
+				l4 = target - (t - h);
+			break;
+		}
+	}
 	for (i = hdr; i < l4; i++)
 		t[i] = rnd(&v->rng, 256);
 	p->len = (t - h) + l4;
 	h[2] = p->len >> 8;
 	h[3] = p->len & 0xff;
-	if (ihl >= 5 && l4 >= hdr)
-		spoil_csum(h, l4, proto == 6 ? 16 : proto == 17 ? 6 : 2);
+	if (ihl >= 5 && l4 >= hdr) {
+		/* ESP and AH have no checksum: nothing in T handles them. */
+		if (proto == 132)
+			spoil_crc32c(t, l4);
+		else if (proto != 50 && proto != 51)
+			spoil_csum(h, l4, proto == 6 ? 16 : proto == 17 || proto == 136 ||
+					  proto == 33 ? 6 : 2);
+	}
 }
 
 static void report(struct vd *v, const char *fmt, ...)
@@ -609,15 +1445,20 @@ static void print_packet(struct vd *v, const struct pkt *p)
 		"from T's raw socket (OUTPUT)", "from S over vd0p (arrives on vd0)",
 		"from S over vd1p (arrives on vd1)",
 	};
-	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN], hex[400];
+	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN], hex[800], ext[64] = "";
 	unsigned int i, n = 0;
 
 	inet_ntop(AF_INET, p->d + 12, s, sizeof(s));
 	inet_ntop(AF_INET, p->d + 16, d, sizeof(d));
+	if (v->ext)
+		n = snprintf(ext, sizeof(ext), " ttl %u tos 0x%02x", p->d[8], p->d[1]);
+	if (v->ext && p->path == PATH_OUTPUT)
+		snprintf(ext + n, sizeof(ext) - n, " mark 0x%x (SO_MARK)", p->mark);
+	n = 0;
 	for (i = 0; i < p->len && n + 4 < sizeof(hex); i++)
 		n += snprintf(hex + n, sizeof(hex) - n, "%s%02x", i % 4 ? "" : " ", p->d[i]);
-	report(v, "#   packet %s: %s -> %s proto %u frag 0x%02x%02x len %u:%s\n", how[p->path], s,
-	       d, p->d[9], p->d[6], p->d[7], p->len, hex);
+	report(v, "#   packet %s: %s -> %s proto %u frag 0x%02x%02x%s len %u:%s\n", how[p->path],
+	       s, d, p->d[9], p->d[6], p->d[7], ext, p->len, hex);
 }
 
 /* The ruleset as the iptables commands that build it. */
@@ -954,6 +1795,12 @@ static void send_both(struct vd *v, const struct pkt *p, enum outcome o[2])
 		int sk = p->path == PATH_OUTPUT ? sd->out_sk : sd->in_sk[p->path - PATH_VD0];
 
 		observe(sd, NULL);	/* leftovers of earlier cases */
+		/* The same mark on both sides; set for every ext OUTPUT packet, 0 included. */
+		if (v->ext && p->path == PATH_OUTPUT &&
+		    setsockopt(sk, SOL_SOCKET, SO_MARK, &p->mark, sizeof(p->mark))) {
+			o[s] = OUT_ERROR;
+			continue;
+		}
 		if (sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
 			/* Only LOCAL_OUT's NF_DROP turns into EPERM. */
 			o[s] = errno == EPERM && p->path == PATH_OUTPUT ? OUT_DROPPED : OUT_ERROR;
@@ -996,7 +1843,8 @@ static void strip_comments(struct buf *b)
 
 static void mismatch_header(struct vd *v, unsigned int round)
 {
-	report(v, "# MISMATCH (seed %lu, ruleset %u); ruleset:\n", run->seed, round);
+	report(v, "# MISMATCH (seed %lu, %sruleset %u); ruleset:\n", run->seed,
+	       v->ext ? "random_ext_rulesets " : "", round);
 	print_ruleset(v);
 	if (v->edit.len)
 		report(v, "#   (before packet %u:) iptables-legacy %s\n", v->edit_at, v->edit.p);
@@ -1006,7 +1854,7 @@ static void mismatch_header(struct vd *v, unsigned int round)
 static bool apply_edit(struct vd *v, unsigned int round)
 {
 	struct buf out[2] = { { 0 }, { 0 } };
-	char cmd[1024];
+	char cmd[4096];
 	int rc[2], s;
 
 	snprintf(cmd, sizeof(cmd), "iptables-legacy -w %s", v->edit.p);
@@ -1102,7 +1950,10 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 		/* A packet the stack refuses before any hook is not a case. */
 		if (o[0] == OUT_ERROR && o[1] == OUT_ERROR)
 			continue;
-		run->cases++;
+		if (v->ext)
+			run->ext_cases++;
+		else
+			run->cases++;
 		v->outcomes[o[0]]++;
 		if (o[0] == o[1])
 			continue;
@@ -1158,10 +2009,6 @@ static uint32_t ip4(uint32_t host)
 {
 	return htonl(host);
 }
-
-#define IP(a, b, c, d)	(((uint32_t)(a) << 24) | ((b) << 16) | ((c) << 8) | (d))
-#define IPFMT		"%u.%u.%u.%u"
-#define IPARG(x)	(x) >> 24, ((x) >> 16) & 255, ((x) >> 8) & 255, (x) & 255
 
 static void add_aim(struct vd *v, int path, uint8_t proto, uint32_t src, uint32_t dst, int dport)
 {
@@ -1495,17 +2342,104 @@ TEST_F_TIMEOUT(vd, large_rulesets, 3600)
 	}
 }
 
+/* random_ext_rulesets' generator starts from its own point of the seed's stream. */
+static uint64_t ext_seed(void)
+{
+	return run->seed * 0x9E3779B97F4A7C15ull + 0xe47;
+}
+
 /*
- * The harness exit()s with its own status; the summary line must come after
+ * random_rulesets with the extension matches and protocols (the top of this
+ * file says which); its cases and mismatches are counted on their own.
+ */
+TEST_F_TIMEOUT(vd, random_ext_rulesets, 86400)
+{
+	struct vd *v = &self->v;
+	unsigned long max_rounds;
+	unsigned int round = 0;
+
+	v->report = fopen(VD_MISMATCH_FILE, "a");
+	if (v->report) {
+		fprintf(v->report, "# random_ext_rulesets mismatches, seed %lu (rerun: "
+			"VERDICT_DIFF_SEED=%lu build/selftests/test_verdict_diff; its rulesets: "
+			"--dump-ext N)\n", run->seed, run->seed);
+		fflush(v->report);
+	}
+	v->ext = true;
+	v->rng.s = ext_seed();
+	run->ext_ran = true;
+	TH_LOG("seed %lu, %lu cases wanted, %u packets per ruleset", run->seed,
+	       run->ext_want_cases, run->ext_per_ruleset);
+	max_rounds = 4 * run->ext_want_cases / run->ext_per_ruleset + 10;
+	v->npackets = run->ext_per_ruleset;
+	while (run->ext_cases < run->ext_want_cases && round < max_rounds) {
+		run->ext_mismatches += round_one(v, ++round, gen_random);
+		if (run->verbose || !(round % 16))
+			printf("# ext: %u rulesets, %lu cases, %lu mismatches\n", round,
+			       run->ext_cases, run->ext_mismatches);
+	}
+	printf("# ext: ip_tables outcomes: %lu dropped, %lu sent by OUTPUT, %lu delivered, "
+	       "%lu forwarded, %lu send errors\n", v->outcomes[OUT_DROPPED],
+	       v->outcomes[OUT_SENT], v->outcomes[OUT_LOCAL], v->outcomes[OUT_FORWARDED],
+	       v->outcomes[OUT_ERROR]);
+	EXPECT_NE(0, v->outcomes[OUT_DROPPED]);
+	EXPECT_NE(0, v->outcomes[OUT_SENT]);
+	EXPECT_NE(0, v->outcomes[OUT_LOCAL]);
+	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
+	EXPECT_EQ(0, run->ext_mismatches);
+	EXPECT_LE(run->ext_want_cases, run->ext_cases);
+	EXPECT_LE(VD_EXT_MIN_CASES, run->ext_cases);
+}
+
+/*
+ * --dump-ext N: random_ext_rulesets' first N rulesets as iptables-restore
+ * input, each with its edit and packets as comments; nothing is run. As long
+ * as every ruleset loads, these are exactly the test's.
+ */
+static int dump_ext(unsigned long n)
+{
+	struct vd *v = calloc(1, sizeof(*v));
+	unsigned int r, i;
+	struct pkt p;
+
+	if (!v)
+		return 1;
+	v->ext = true;
+	v->rng.s = ext_seed();
+	v->npackets = run->ext_per_ruleset;
+	for (r = 1; r <= n; r++) {
+		gen_random(v);
+		printf("# random_ext_rulesets ruleset %u\n%.*s", r, (int)v->rules.len, v->rules.p);
+		if (v->edit.len)
+			printf("# edit before packet %u: iptables-legacy %s\n", v->edit_at,
+			       v->edit.p);
+		for (i = 0; i < v->npackets; i++) {
+			gen_packet(v, &p);
+			print_packet(v, &p);
+		}
+	}
+	free(v->rules.p);
+	free(v->edit.p);
+	free(v);
+	return 0;
+}
+
+/*
+ * The harness exit()s with its own status; the summary lines must come after
  * its totals, and a run that is too short fails even if its tests passed.
  */
 static void print_summary(void)
 {
 	if (getpid() != run->main_pid)
 		return;
+	if (run->ext_ran)
+		printf("verdict-diff-ext: %lu cases, %lu mismatches\n", run->ext_cases,
+		       run->ext_mismatches);
 	printf("verdict-diff: %lu cases, %lu mismatches\n", run->cases, run->mismatches);
 	fflush(stdout);
 	if (run->mismatches || run->cases < VD_MIN_CASES)
+		_exit(1);
+	if (run->ext_ran && (run->ext_mismatches || run->ext_cases < VD_EXT_MIN_CASES))
 		_exit(1);
 }
 
@@ -1522,9 +2456,12 @@ int main(int argc, char **argv)
 		{ "soak", no_argument, NULL, 'S' },
 		{ "seed", required_argument, NULL, 's' },
 		{ "cases", required_argument, NULL, 'n' },
+		{ "ext-cases", required_argument, NULL, 'e' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "dump-ext", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
+	unsigned long dump = 0;
 	int opt;
 
 	/* Shared: the harness runs each test in a child. */
@@ -1533,11 +2470,15 @@ int main(int argc, char **argv)
 		return 1;
 	run->seed = env_ul("VERDICT_DIFF_SEED", 1);
 	run->want_cases = env_ul("VERDICT_DIFF_CASES", VD_DEFAULT_CASES);
+	run->ext_want_cases = env_ul("VERDICT_DIFF_EXT_CASES", VD_EXT_DEFAULT_CASES);
 	run->per_ruleset = 20;
-	while ((opt = getopt_long(argc, argv, "s:n:p:v", longopts, NULL)) != -1) {
+	/* Rules with extension matches are reached less often: more packets each. */
+	run->ext_per_ruleset = 40;
+	while ((opt = getopt_long(argc, argv, "s:n:e:p:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'S':
 			run->want_cases = VD_SOAK_CASES;
+			run->ext_want_cases = VD_SOAK_CASES;
 			break;
 		case 's':
 			run->seed = strtoul(optarg, NULL, 0);
@@ -1545,23 +2486,33 @@ int main(int argc, char **argv)
 		case 'n':
 			run->want_cases = strtoul(optarg, NULL, 0);
 			break;
+		case 'e':
+			run->ext_want_cases = strtoul(optarg, NULL, 0);
+			break;
+		case 'D':
+			dump = strtoul(optarg, NULL, 0);
+			break;
 		case 'p':
 			run->per_ruleset = strtoul(optarg, NULL, 0) ?: 1;
+			run->ext_per_ruleset = run->per_ruleset;
 			break;
 		case 'v':
 			run->verbose = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s seed] [-n cases] [-p packets-per-ruleset] "
-				"[--soak] [-v]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s seed] [-n cases] [-e ext-cases] "
+				"[-p packets-per-ruleset] [--soak] [-v] [--dump-ext N]\n", argv[0]);
 			return 2;
 		}
 	}
+	if (dump)
+		return dump_ext(dump);
 	/* A closed pipe on stdout (| head) must not skip the teardown. */
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# verdict-diff: seed %lu, %lu cases (VERDICT_DIFF_SEED, VERDICT_DIFF_CASES)\n",
-	       run->seed, run->want_cases);
+	printf("# verdict-diff: seed %lu, %lu cases, %lu ext cases (VERDICT_DIFF_SEED, "
+	       "VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES)\n", run->seed, run->want_cases,
+	       run->ext_want_cases);
 	run->main_pid = getpid();
 	if (atexit(print_summary))
 		return 1;

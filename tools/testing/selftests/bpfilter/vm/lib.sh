@@ -75,6 +75,28 @@ run()
 	RC=$?
 }
 
+# pkts NS CHAIN N: the packets counted by rule N (1-based) of CHAIN in namespace NS.
+pkts()
+{
+	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
+}
+
+# ns_pair C CADDR S SADDR: namespaces C and S (made anew, lo up) joined by a
+# veth pair named ${C}0 / ${S}0, with CADDR and SADDR (/24) on its ends.
+ns_pair()
+{
+	for _ns in "$1" "$3"; do
+		$IP netns del "$_ns" 2>/dev/null
+		$IP netns add "$_ns"
+		$IP -n "$_ns" link set lo up
+	done
+	$IP link add "${1}0" netns "$1" type veth peer name "${3}0" netns "$3"
+	$IP -n "$1" addr add "$2/24" dev "${1}0"
+	$IP -n "$3" addr add "$4/24" dev "${3}0"
+	$IP -n "$1" link set "${1}0" up
+	$IP -n "$3" link set "${3}0" up
+}
+
 # ok_if NAME COND...: pass if the shell condition COND... is true.
 ok_if()
 {

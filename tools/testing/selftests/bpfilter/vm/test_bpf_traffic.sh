@@ -30,11 +30,6 @@ cleanup()
 	[ -n "${srv2:-}" ] && kill $srv2 2>/dev/null
 }
 
-pkts()
-{
-	# packets of rule $3 (1-based) of chain $2 in namespace $1
-	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
-}
 
 ping_ok()
 {

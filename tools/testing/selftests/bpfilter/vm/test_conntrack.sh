@@ -21,10 +21,6 @@ cleanup()
 	for p in ${srvs:-}; do kill "$p" 2>/dev/null; done
 }
 
-pkts()
-{
-	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
-}
 
 tcp_ok()
 {
@@ -33,15 +29,7 @@ tcp_ok()
 }
 
 cleanup
-for n in $C $S; do
-	$IP netns add $n
-	$IP -n $n link set lo up
-done
-$IP link add ctC0 netns $C type veth peer name ctS0 netns $S
-$IP -n $C addr add 10.254.1.1/24 dev ctC0
-$IP -n $S addr add 10.254.1.2/24 dev ctS0
-$IP -n $C link set ctC0 up
-$IP -n $S link set ctS0 up
+ns_pair $C 10.254.1.1 $S 10.254.1.2
 srvs=
 for port in 5001 5002; do
 	$NS nc -ll -p $port -e /bin/true &

@@ -22,11 +22,6 @@ cleanup()
 	for p in ${srvs:-}; do kill "$p" 2>/dev/null; done
 }
 
-pkts()
-{
-	# packets of rule $3 (1-based) of chain $2 in namespace $1
-	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
-}
 
 ping_ok()
 {
@@ -52,17 +47,10 @@ tcp_blocked()
 }
 
 cleanup
-for n in $C $S; do
-	$IP netns add $n
-	$IP -n $n link set lo up
-done
-$IP link add mtC0 netns $C type veth peer name mtS0 netns $S
-$IP -n $C addr add 10.253.1.1/24 dev mtC0
-for a in 10.253.1.2 10.253.1.3 10.253.1.4; do
+ns_pair $C 10.253.1.1 $S 10.253.1.2
+for a in 10.253.1.3 10.253.1.4; do
 	$IP -n $S addr add $a/24 dev mtS0
 done
-$IP -n $C link set mtC0 up
-$IP -n $S link set mtS0 up
 srvs=
 for port in 5001 5002 5003 6000 6005 6011; do
 	$NS nc -ll -p $port -e /bin/true &

@@ -21,10 +21,6 @@ cleanup()
 	for p in ${srvs:-}; do kill "$p" 2>/dev/null; done
 }
 
-pkts()
-{
-	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
-}
 
 connect()
 {
@@ -42,15 +38,7 @@ ping_fails()
 }
 
 cleanup
-for n in $C $S; do
-	$IP netns add $n
-	$IP -n $n link set lo up
-done
-$IP link add rjC0 netns $C type veth peer name rjS0 netns $S
-$IP -n $C addr add 10.255.1.1/24 dev rjC0
-$IP -n $S addr add 10.255.1.2/24 dev rjS0
-$IP -n $C link set rjC0 up
-$IP -n $S link set rjS0 up
+ns_pair $C 10.255.1.1 $S 10.255.1.2
 srvs=
 for port in 6000 6001 6002 6003 6004 6005 6006 6007; do
 	$NS nc -ll -p $port -e /bin/true &

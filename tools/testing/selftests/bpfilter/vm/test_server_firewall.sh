@@ -23,10 +23,6 @@ cleanup()
 	echo 0 > /proc/sys/net/netfilter/nf_log_all_netns
 }
 
-pkts()
-{
-	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
-}
 
 # connects NS DST PORT: a TCP connection from namespace NS to S's DST:PORT works.
 connects()
@@ -40,20 +36,14 @@ refused()
 }
 
 cleanup
-for n in $C $S $B; do
-	$IP netns add $n
-	$IP -n $n link set lo up
-done
-$IP link add fwC0 netns $C type veth peer name fwS0 netns $S
+ns_pair $C 10.252.9.1 $S 10.252.9.2
+$IP netns add $B
+$IP -n $B link set lo up
 $IP link add fwB0 netns $B type veth peer name fwS1 netns $S
-$IP -n $C addr add 10.252.9.1/24 dev fwC0
-$IP -n $S addr add 10.252.9.2/24 dev fwS0
 $IP -n $B addr add 10.252.10.77/24 dev fwB0
 $IP -n $S addr add 10.252.10.2/24 dev fwS1
-for l in "$C fwC0" "$S fwS0" "$S fwS1" "$B fwB0"; do
-	set -- $l
-	$IP -n $1 link set $2 up
-done
+$IP -n $B link set fwB0 up
+$IP -n $S link set fwS1 up
 srvs=
 for port in 22 80 443 8080; do
 	$NS nc -ll -p $port -e /bin/true &
