@@ -20,7 +20,7 @@
  * Adds the member's byte offset to *off. Returns 0 or -ENOENT.
  */
 static int find_member(const struct btf *btf, const struct btf_type *t,
-		       const char *name, uint32_t *off, int depth);
+		       const char *name, uint32_t *off, uint32_t *type_id, int depth);
 
 /* The struct or union type @id stands for, through modifiers and typedefs. */
 static const struct btf_type *resolve(const struct btf *btf, uint32_t id, uint32_t *out)
@@ -45,7 +45,7 @@ static int path_off(const struct btf *btf, const char *sname, const char *path,
 {
 	char comp[64];
 	const struct btf_type *t;
-	uint32_t off = 0;
+	uint32_t off = 0, type_id;
 	int32_t id;
 
 	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
@@ -53,27 +53,14 @@ static int path_off(const struct btf *btf, const char *sname, const char *path,
 	while (t && *path) {
 		const char *dot = strchr(path, '.');
 		size_t len = dot ? (size_t)(dot - path) : strlen(path);
-		const struct btf_member *m;
-		uint16_t i;
 
 		if (len >= sizeof(comp) || !btf_is_composite(t))
 			return -ENOENT;
 		memcpy(comp, path, len);
 		comp[len] = '\0';
-		if (find_member(btf, t, comp, &off, 0))
+		if (find_member(btf, t, comp, &off, &type_id, 0))
 			return -ENOENT;
-		/* The member's type: search again, named members of @t first. */
-		m = btf_members(t);
-		for (i = 0; i < btf_vlen(t); i++, m++)
-			if (!strcmp(btf__name_by_offset(btf, m->name_off) ?: "", comp))
-				break;
-		if (i == btf_vlen(t)) {
-			/* Inside an anonymous member: only a last component may be. */
-			if (dot)
-				return -ENOENT;
-			break;
-		}
-		t = resolve(btf, m->type, NULL);
+		t = resolve(btf, type_id, NULL);
 		path = dot ? dot + 1 : path + len;
 	}
 	if (!t)
@@ -168,6 +155,13 @@ static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 	btf__free(mod);
 }
 
+uint32_t btf_kernel_hz(void)
+{
+	const char *hz = getenv("BPFILTER_HZ");
+
+	return hz ? strtoul(hz, NULL, 10) : 0;
+}
+
 void btf_info_free(struct btf_info *bi)
 {
 	if (bi->mod_btf_fd >= 0)
@@ -178,7 +172,7 @@ void btf_info_free(struct btf_info *bi)
 }
 
 static int find_member(const struct btf *btf, const struct btf_type *t,
-		       const char *name, uint32_t *off, int depth)
+		       const char *name, uint32_t *off, uint32_t *type_id, int depth)
 {
 	const struct btf_member *m = btf_members(t);
 	uint16_t i, n = btf_vlen(t);
@@ -197,16 +191,16 @@ static int find_member(const struct btf *btf, const struct btf_type *t,
 			if (bitoff % 8 || btf_member_bitfield_size(t, i))
 				return -ENOENT;
 			*off += bitoff / 8;
+			if (type_id)
+				*type_id = m->type;
 			return 0;
 		}
-		mt = btf__type_by_id(btf, m->type);
-		while (mt && (btf_is_mod(mt) || btf_is_typedef(mt)))
-			mt = btf__type_by_id(btf, mt->type);
+		mt = resolve(btf, m->type, NULL);
 		if (!mt || !btf_is_composite(mt) || bitoff % 8)
 			continue;
 		uint32_t sub = *off + bitoff / 8;
 
-		if (!find_member(btf, mt, name, &sub, depth + 1)) {
+		if (!find_member(btf, mt, name, &sub, type_id, depth + 1)) {
 			*off = sub;
 			return 0;
 		}
@@ -229,7 +223,7 @@ static int member_off(const struct btf *btf, const char *sname,
 	t = btf__type_by_id(btf, id);
 	if (!t)
 		return -ENOENT;
-	err = find_member(btf, t, member, &off, 0);
+	err = find_member(btf, t, member, &off, NULL, 0);
 	if (err)
 		return err;
 	*out = off;
@@ -282,11 +276,9 @@ int btf_info_load(struct btf_info *bi)
 	if (!err && member_off(btf, "sk_buff", "_nfct", &bi->skb_nfct))
 		bi->skb_nfct = 0;
 	if (!err) {
-		const char *hz = getenv("BPFILTER_HZ");
-
 		ct_layout_load(btf, bi);
 		module_kfuncs_load(btf, bi);
-		bi->hz = hz ? strtoul(hz, NULL, 10) : 0;
+		bi->hz = btf_kernel_hz();
 		bi->loaded = true;
 	}
 out:

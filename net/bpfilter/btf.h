@@ -62,6 +62,8 @@ struct btf_info {
 /* Fill *bi from the running kernel's vmlinux BTF; 0 or -errno (-ENOENT when
  * a kfunc or member is missing, i.e. the kernel lacks BPF netfilter). */
 int btf_info_load(struct btf_info *bi);
+/* The kernel's HZ, which bpfilter.ko passes as $BPFILTER_HZ (BTF has none); 0 if unknown. */
+uint32_t btf_kernel_hz(void);
 /* Release what btf_info_load() keeps open (the module BTF fd). */
 void btf_info_free(struct btf_info *bi);
 

@@ -9,10 +9,10 @@
 
 #include <errno.h>
 #include <stddef.h>
-#include <stdlib.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_limit.h>
 
+#include "btf.h"
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
@@ -48,13 +48,6 @@ static uint32_t user2credits(uint32_t user, uint32_t hz)
 	return (user * hz * cpj) / XT_LIMIT_SCALE;
 }
 
-static uint32_t limit_hz(void)
-{
-	const char *hz = getenv("BPFILTER_HZ");
-
-	return hz ? strtoul(hz, NULL, 10) : 0;
-}
-
 /*
  * limit_mt_check(): a burst, and no overflow of avg * burst in credits.
  * Credits are counted in HZ jiffies: without the kernel's HZ (no module)
@@ -63,7 +56,7 @@ static uint32_t limit_hz(void)
 static int limit_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
 {
 	const struct xt_rateinfo *r = data;
-	uint32_t hz = limit_hz();
+	uint32_t hz = btf_kernel_hz();
 
 	(void)ip;
 	if (!hz) {
@@ -78,10 +71,9 @@ static int limit_check(struct context *ctx, const struct ipt_ip *ip, const void 
 }
 
 /* The cap and cost the kernel uses: computed, unless the payload brings its own cost. */
-static void limit_params(const struct xt_rateinfo *r, uint32_t *cap, uint32_t *cost)
+static void limit_params(const struct xt_rateinfo *r, uint32_t hz, uint32_t *cap,
+			 uint32_t *cost)
 {
-	uint32_t hz = limit_hz();
-
 	*cap = r->credit_cap;
 	*cost = r->cost;
 	if (!r->cost) {
@@ -103,7 +95,7 @@ static void limit_state_init(const void *data, void *slot)
 	struct limit_slot *s = slot;
 
 	s->prev = 0;
-	s->credit = user2credits(r->avg * r->burst, limit_hz());
+	s->credit = user2credits(r->avg * r->burst, btf_kernel_hz());
 }
 
 /*
@@ -115,13 +107,17 @@ static void limit_state_init(const void *data, void *slot)
 static int limit_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
 {
 	const struct xt_rateinfo *r = m->data;
-	uint32_t cap, cost, cpj = credits_per_jiffy(limit_hz());
+	uint32_t hz = cg->bi->hz, cap, cost, cpj;
 	uint32_t slow = cg_new_label(cg), have_prev = cg_new_label(cg);
 	uint32_t hit = cg_new_label(cg), next;
 	unsigned int t;
 	int err;
 
-	limit_params(r, &cap, &cost);
+	/* limit_check() refused the rule without HZ. */
+	if (!hz)
+		return cg_unsupported(cg, "limit: without the kernel's HZ");
+	cpj = credits_per_jiffy(hz);
+	limit_params(r, hz, &cap, &cost);
 	cg_call_helper(cg, BPF_FUNC_jiffies64);
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_0, CG_OFF_KARG));
 	err = cg_rule_state(cg, rule->index, m - rule->matches);

@@ -33,11 +33,8 @@
  */
 static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *req)
 {
-	struct netns *ns;
+	struct netns *ns = context_find_netns(ctx, req->netns_ino);
 
-	if (req->is_set == BPFILTER_MBOX_CONTROL && req->cmd != BPFILTER_CTL_NETNS_EXIT)
-		return 0;
-	ns = context_find_netns(ctx, req->netns_ino);
 	return ns && ns->filter->needs_conntrack ? BPFILTER_REPLY_CT_WANT : 0;
 }
 
