@@ -5,7 +5,8 @@
 #   build/selftests/test_X       every tools/testing/selftests/bpfilter/test_X.c, linked
 #                                with every lib/*.c and build/helper/libbpfilter.a
 #   build/selftests-asan/test_X  the same with ASan/UBSan, against the ASan library
-#   build/fuzz/fuzz_blob         libFuzzer target for the blob parser (clang)
+#   build/fuzz/fuzz_blob         libFuzzer target for the blob parser and the code
+#                                generator (clang); seeds: fuzz_seeds.py, run by 30-fuzz.sh
 #
 # The kselftest harness headers are extracted into build/kselftest first.
 

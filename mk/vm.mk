@@ -27,7 +27,14 @@ $(VM_BIN)/ipt_probe32: $(VM_SRC)/ipt_probe32.c
 	$(CC) -m32 -nostdlib -static -ffreestanding -fno-pic -fno-stack-protector \
 		-O2 -Wall -Wextra -Werror -o $@ $<
 
-vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags
+# The NFLOG listener uses libmnl, which Debian ships as a shared library
+# only: linked dynamically, mkinitramfs.sh copies libmnl.so.0 with it.
+$(VM_BIN)/nflog_listen: $(VM_SRC)/nflog_listen.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -static,$(VM_CFLAGS)) -o $@ $< -lmnl
+
+vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags \
+	$(VM_BIN)/nflog_listen
 
 vm-initramfs: vm-bins
 	@for k in $(VM_KVERS); do \

@@ -5,7 +5,8 @@
  * to the embedded usermode helper, which does all the work. Also provides
  * /proc/net/ip_tables_names in every network namespace, tells the helper
  * when a namespace goes away, and holds conntrack on in the namespaces whose
- * table needs it, as ip_tables' conntrack and state matches do.
+ * table needs it, as ip_tables' conntrack and state matches do, and the
+ * xt_recent lists of their recent matches (through bpfilter_kfunc.ko).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -15,6 +16,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
@@ -121,35 +123,75 @@ static int bpfilter_ct_sync(struct net *net, bool want)
 	return 0;
 }
 
-/* One call to the helper, with the conntrack protocol of bpfilter.h: a table
- * that needs conntrack is put in force only while we hold it there, so a
- * retry request makes us take the hold and send the call again; after every
- * reply the hold follows what the table in force wants. No reply (a signal,
- * a dead helper) leaves the hold as it is: never drop what may be needed.
+/* Hold the recent lists the helper wrote to BPFILTER_RECENT_FILE (bpfilter.h): 0 or -errno. */
+static int bpfilter_recent_load(struct net *net)
+{
+	size_t max = BPFILTER_RECENT_MAX * sizeof(struct xt_recent_mtinfo_v1);
+	struct xt_recent_mtinfo_v1 *infos;
+	ssize_t n;
+	int err;
+
+	infos = kvmalloc(max, GFP_KERNEL);
+	if (!infos)
+		return -ENOMEM;
+	n = bpfilter_umh_read_state(&bpfilter.umh, BPFILTER_RECENT_FILE, infos, max);
+	if (n < 0)
+		err = n;
+	else if (n % sizeof(*infos))
+		err = -EIO;
+	else
+		err = bpfilter_recent_check(net, infos, n / sizeof(*infos));
+	kvfree(infos);
+	return err;
+}
+
+/* One call to the helper, with the conntrack and recent protocols of
+ * bpfilter.h: a table that needs conntrack or recent lists is put in force
+ * only while we hold them there, so a retry request makes us take the holds
+ * and send the call again; after every reply the conntrack hold follows what
+ * the table in force wants, and the recent lists of the table that is not
+ * in force are let go. No reply (a signal, a dead helper) leaves the holds
+ * as they are: never drop what may be needed.
  */
 static int bpfilter_call(struct net *net, struct mbox_request *req)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	bool recent_held = false;
 	int tries, err, ret;
 	u32 flags;
 
 	if (mutex_lock_interruptible(&bpfilter.ct_lock))
 		return -EINTR;
 	for (tries = 0; ; tries++) {
-		req->flags = BPFILTER_REQ_CT_CAPABLE | (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0);
+		req->flags = BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_RECENT_CAPABLE |
+			     (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0) |
+			     (recent_held ? BPFILTER_REQ_RECENT_HELD : 0);
 		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
-		if (flags == BPFILTER_UMH_NO_REPLY)
+		if (flags == BPFILTER_UMH_NO_REPLY) {
+			if (recent_held)
+				bpfilter_recent_settle(net, BPFILTER_RECENT_KEEP);
 			break;
+		}
 		ret = bpfilter_ct_sync(net, flags & (BPFILTER_REPLY_CT_WANT |
 						     BPFILTER_REPLY_RETRY));
-		if (!(flags & BPFILTER_REPLY_RETRY))
+		if (!ret && (flags & BPFILTER_REPLY_RECENT_CHECK)) {
+			ret = bpfilter_recent_load(net);
+			recent_held = !ret;
+		}
+		if (!(flags & BPFILTER_REPLY_RETRY)) {
+			if (flags & BPFILTER_REPLY_RECENT_COMMIT)
+				bpfilter_recent_settle(net, BPFILTER_RECENT_COMMIT);
+			else if (recent_held)
+				bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
 			break;
+		}
 		/* checkentry's error, as ip_tables returns it; a second retry is a bug. */
 		if (ret || tries) {
 			err = ret ? ret : -EIO;
 			if (!ret)
-				pr_warn_ratelimited("the helper asked twice for conntrack\n");
+				pr_warn_ratelimited("the helper asked twice for conntrack or recent lists\n");
 			bpfilter_ct_sync(net, false);
+			bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
 			break;
 		}
 	}
@@ -246,6 +288,7 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_ct_sync(net, false);
+	bpfilter_recent_settle(net, BPFILTER_RECENT_RELEASE);
 	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */
 	if (READ_ONCE(bpfilter.unloading))
@@ -269,10 +312,6 @@ static int __init bpfilter_init(void)
 		pr_warn("testing: programs fail verification while %s exists\n",
 			verifier_fault_file);
 	}
-	/* bpfilter_kfunc.ko, loaded before us, registered what the helper looks up. */
-	err = bpfilter_kfunc_ready();
-	if (err)
-		goto free_env;
 	err = bpfilter_umh_init(&bpfilter.umh, bpfilter_umh_start,
 				bpfilter_umh_end - bpfilter_umh_start);
 	if (err)

@@ -137,20 +137,29 @@ static int module_btf_fd(const char *name)
 	return -1;
 }
 
+static void module_kfuncs_none(struct btf_info *bi)
+{
+	bi->mod_btf_fd = -1;
+	bi->kf_reject = -1;
+	bi->kf_log = -1;
+	bi->kf_nflog = -1;
+	bi->kf_recent = -1;
+}
+
 /* bpfilter_kfunc.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
 static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 {
 	struct btf *mod = btf__load_module_btf("bpfilter_kfunc", vmlinux);
 
-	bi->kf_reject = -1;
-	bi->kf_log = -1;
-	bi->mod_btf_fd = -1;
+	module_kfuncs_none(bi);
 	if (!mod)
 		return;
 	bi->mod_btf_fd = module_btf_fd("bpfilter_kfunc");
 	if (bi->mod_btf_fd >= 0) {
 		bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
 		bi->kf_log = btf__find_by_name_kind(mod, "bpfilter_log", BTF_KIND_FUNC);
+		bi->kf_nflog = btf__find_by_name_kind(mod, "bpfilter_nflog", BTF_KIND_FUNC);
+		bi->kf_recent = btf__find_by_name_kind(mod, "bpfilter_recent", BTF_KIND_FUNC);
 	}
 	btf__free(mod);
 }
@@ -166,9 +175,7 @@ void btf_info_free(struct btf_info *bi)
 {
 	if (bi->mod_btf_fd >= 0)
 		close(bi->mod_btf_fd);
-	bi->mod_btf_fd = -1;
-	bi->kf_reject = -1;
-	bi->kf_log = -1;
+	module_kfuncs_none(bi);
 }
 
 static int find_member(const struct btf *btf, const struct btf_type *t,
@@ -236,9 +243,7 @@ int btf_info_load(struct btf_info *bi)
 	int err;
 
 	memset(bi, 0, sizeof(*bi));
-	bi->kf_reject = -1;
-	bi->kf_log = -1;
-	bi->mod_btf_fd = -1;
+	module_kfuncs_none(bi);
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return errno ? -errno : -ENOENT;

@@ -55,6 +55,8 @@ struct btf_info {
 	 */
 	int32_t kf_reject;
 	int32_t kf_log;
+	int32_t kf_nflog;
+	int32_t kf_recent;
 	int mod_btf_fd;
 	bool loaded;
 };

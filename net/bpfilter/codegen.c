@@ -327,6 +327,28 @@ void cg_ld_ctx(struct codegen *cg, int reg)
 	cg_emit(cg, CG_LDX(BPF_DW, reg, BPF_REG_10, CG_STK_CTX));
 }
 
+void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size)
+{
+	uint32_t i;
+
+	if (size > CG_KARG_SIZE || size % 4) {
+		cg->err = -EINVAL;
+		return;
+	}
+	/* The verifier wants memory the program owns: a copy, not the rule's data. */
+	for (i = 0; i < size; i += 4) {
+		int32_t word;
+
+		memcpy(&word, (const char *)mem + i, 4);
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_KARG + i, word));
+	}
+	cg_ld_ctx(cg, BPF_REG_1);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_KARG));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, size));
+	cg_call_module_kfunc(cg, btf_id);
+}
+
 int cg_unsupported(struct codegen *cg, const char *what)
 {
 	cg->err_what = what;

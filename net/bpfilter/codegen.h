@@ -67,8 +67,9 @@ struct match;
 #define CG_OFF_CTSTATUS	216	/* u64: nf_conn.status */
 #define CG_OFF_CTEXPIRES 224	/* u64: nf_ct_expires() / HZ, in seconds */
 #define CG_OFF_CTTUPLE	232	/* 2 x 40 bytes: tuplehash[dir].tuple, ORIGINAL then REPLY */
-#define CG_OFF_KARG	312	/* 32 bytes: memory a target passes to a kfunc */
-#define CG_SCRATCH_SIZE	344
+#define CG_OFF_KARG	312	/* memory an extension passes to a kfunc (xt_recent_mtinfo_v1) */
+#define CG_KARG_SIZE	232
+#define CG_SCRATCH_SIZE	544
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
@@ -396,6 +397,8 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
 /* Load the program's context (struct bpf_nf_ctx *) into @reg. */
 void cg_ld_ctx(struct codegen *cg, int reg);
+/* Call kfunc @btf_id as f(ctx, copy of @mem, @size): at most CG_KARG_SIZE bytes, a multiple of 4. */
+void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size);
 /* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */
 int cg_unsupported(struct codegen *cg, const char *what);
 /* match_ops.needs of a match that reads the transport header only. */

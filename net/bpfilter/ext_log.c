@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
-#include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -31,27 +30,14 @@ static int log_check(struct context *ctx, const struct ipt_entry *e, const void 
 
 /*
  * log_tg(): the kernel's nf_log_packet() writes the line, through
- * bpfilter.ko's kfunc, given the payload as it is (copied to the scratch
- * area: the kfunc reads memory the program owns); then XT_CONTINUE.
+ * bpfilter.ko's kfunc, given the payload as it is; then XT_CONTINUE.
  */
 static int log_gen(struct codegen *cg, const struct rule *rule, const struct target *t)
 {
-	unsigned int i;
-
 	(void)rule;
 	if (cg->bi->kf_log < 0)
 		return cg_unsupported(cg, "LOG: needs the kfuncs of bpfilter.ko");
-	for (i = 0; i < sizeof(struct xt_log_info); i += 4) {
-		int32_t word;
-
-		memcpy(&word, (const char *)t->data + i, 4);
-		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_KARG + i, word));
-	}
-	cg_ld_ctx(cg, BPF_REG_1);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_KARG));
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, sizeof(struct xt_log_info)));
-	cg_call_module_kfunc(cg, cg->bi->kf_log);
+	cg_call_kfunc_ctx_mem(cg, cg->bi->kf_log, t->data, sizeof(struct xt_log_info));
 	return cg->err;
 }
 

@@ -33,6 +33,10 @@ static const struct match_ops *const match_list[] = {
 	&conntrack3_match_ops,
 	&state_match_ops,
 	&limit_match_ops,
+	&recent0_match_ops,
+	&recent1_match_ops,
+	&cpu_match_ops,
+	&statistic_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

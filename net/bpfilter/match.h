@@ -80,5 +80,17 @@ extern const struct match_ops conntrack2_match_ops;
 extern const struct match_ops conntrack3_match_ops;
 extern const struct match_ops state_match_ops;
 extern const struct match_ops limit_match_ops;
+extern const struct match_ops recent0_match_ops;
+extern const struct match_ops recent1_match_ops;
+extern const struct match_ops cpu_match_ops;
+extern const struct match_ops statistic_match_ops;
+
+struct table;
+/*
+ * Before @t is put in force: 0 if the module holds the xt_recent lists of
+ * its recent matches (or it has none); -EAGAIN after asking the module to
+ * hold them (reply flags set, bpfilter.h); -EOPNOTSUPP if the sender cannot.
+ */
+int recent_lists_prepare(struct context *ctx, const struct table *t);
 
 #endif /* NET_BPFILTER_MATCH_H */

@@ -192,14 +192,21 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	 * ip_tables matches it refused.
 	 */
 	if (new_table->needs_conntrack && !(ctx->req_flags & BPFILTER_REQ_CT_HELD)) {
-		if (ctx->req_flags & BPFILTER_REQ_CT_CAPABLE) {
-			ctx->reply_flags |= BPFILTER_REPLY_RETRY;
-		} else {
+		if (!(ctx->req_flags & BPFILTER_REQ_CT_CAPABLE)) {
 			bf_warn(ctx, "replace '%s': conntrack and state matches need bpfilter.ko "
 				"to turn conntrack on: refused", repl.name);
 			err = -EOPNOTSUPP;
 			goto out_free;
 		}
+		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
+	}
+	/* Likewise the xt_recent lists of its recent matches; one retry takes both. */
+	err = recent_lists_prepare(ctx, new_table);
+	if (err == -EAGAIN)
+		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
+	else if (err)
+		goto out_free;
+	if (ctx->reply_flags & BPFILTER_REPLY_RETRY) {
 		err = -EAGAIN;
 		goto out_free;
 	}
@@ -239,6 +246,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	ns->filter = new_table;
 	new_table = NULL;
 	table_free(old);
+	ctx->reply_flags |= BPFILTER_REPLY_RECENT_COMMIT;
 	state_save(ctx, ns->ino, ns->filter);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */

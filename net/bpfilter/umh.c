@@ -685,6 +685,23 @@ release:
 	return err;
 }
 
+ssize_t bpfilter_umh_read_state(struct bpfilter_umh *umh, const char *name, void *buf,
+				size_t len)
+{
+	struct file *file;
+	loff_t pos = 0;
+	ssize_t n;
+
+	if (IS_ERR_OR_NULL(umh->state_mnt))
+		return -ENOENT;
+	file = file_open_root_mnt(umh->state_mnt, name, O_RDONLY | O_LARGEFILE, 0);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	n = kernel_read(file, buf, len, &pos);
+	fput(file);
+	return n;
+}
+
 void bpfilter_umh_exit(struct bpfilter_umh *umh)
 {
 	mutex_lock(&umh->lock);

@@ -56,6 +56,10 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len);
 /* Stop and reap the helper, then release every file and mount. */
 void bpfilter_umh_exit(struct bpfilter_umh *umh);
 
+/* Read up to @len bytes of file @name of the helper's state directory: bytes read or -errno. */
+ssize_t bpfilter_umh_read_state(struct bpfilter_umh *umh, const char *name, void *buf,
+				size_t len);
+
 /* *reply_flags when no reply came back: the helper's state is not known. */
 #define BPFILTER_UMH_NO_REPLY	U32_MAX
 

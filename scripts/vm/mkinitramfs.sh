@@ -30,7 +30,8 @@ if [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
 	echo "mkinitramfs: no kernel in $kdir; run scripts/vm/fetch-kernel.sh $kver" >&2
 	exit 1
 fi
-for b in dropuid ipt_probe ipt_probe32 tcp_flags; do
+vm_bins="dropuid ipt_probe ipt_probe32 tcp_flags nflog_listen"
+for b in $vm_bins; do
 	if [ ! -x "$bindir/$b" ]; then
 		echo "mkinitramfs: $bindir/$b missing; run make vm-bins" >&2
 		exit 1
@@ -53,14 +54,15 @@ for applet in modprobe insmod rmmod lsmod depmod modinfo poweroff; do
 	ln -sf ../bin/busybox "$root/sbin/$applet"
 done
 
-# copy_bin FILE: copy FILE to the same path in the image, with its libraries.
+# copy_bin FILE [DEST]: copy FILE to DEST (default: the same path) in the
+# image, with its libraries.
 copy_bin()
 {
-	local f=$1 lib
+	local f=$1 dest=${2:-$1} lib
 
-	mkdir -p "$root$(dirname "$f")"
-	cp -L "$f" "$root$f"
-	ldd "$f" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }' |
+	mkdir -p "$root$(dirname "$dest")"
+	cp -L "$f" "$root$dest"
+	{ ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }' |
 	while read -r lib; do
 		if [ ! -e "$root$lib" ]; then
 			mkdir -p "$root$(dirname "$lib")"
@@ -109,9 +111,10 @@ mdir=$kdir/lib/modules/$kver
 rmdir=$root/lib/modules/$kver
 mkdir -p "$rmdir"
 cp "$mdir"/modules.order "$mdir"/modules.builtin* "$rmdir/" 2>/dev/null || true
-# nf_log_syslog is loaded by name (request_module), by xt_LOG and bpfilter.
+# nf_log_syslog and nfnetlink_log are loaded by name (request_module), by
+# xt_LOG, xt_NFLOG and bpfilter_kfunc.
 want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/xt_*.ko* \
-	kernel/net/netfilter/nf_log_syslog.ko* \
+	kernel/net/netfilter/nf_log_syslog.ko* kernel/net/netfilter/nfnetlink_log.ko* \
 	kernel/net/ipv4/netfilter/*.ko* kernel/drivers/net/veth.ko*)
 closure=$(awk -v want="$want" '
 	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }
@@ -149,8 +152,9 @@ depmod -b "$root" "$kver"
 
 # The selftests and the guest side of the demo.
 cp "$tests"/*.sh "$root/selftests/"
-cp "$bindir/dropuid" "$bindir/ipt_probe" "$bindir/ipt_probe32" "$bindir/tcp_flags" \
-	"$root/selftests/"
+for b in $vm_bins; do
+	copy_bin "$bindir/$b" "/selftests/$b"
+done
 cp scripts/vm/init "$root/init"
 cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"
 chmod 755 "$root/init" "$root"/selftests/*

@@ -56,6 +56,30 @@ enum bpfilter_mbox_control {
 #define BPFILTER_REPLY_RETRY	(1U << 1)	/* nothing done: hold conntrack, send again */
 
 /*
+ * The recent match keeps its lists in the kernel's xt_recent, which
+ * bpfilter_kfunc.ko calls (checkentry, match, destroy). As with conntrack,
+ * a table with recent matches is put in force only once the module holds
+ * its lists: the helper writes the set the new table needs to
+ * BPFILTER_RECENT_FILE in its state directory (the struct
+ * xt_recent_mtinfo_v1 of each recent match in rule order, at most
+ * BPFILTER_RECENT_MAX) and asks
+ * for a retry with BPFILTER_REPLY_RECENT_CHECK; the module runs checkentry
+ * on that set (pending) and sends the call again with
+ * BPFILTER_REQ_RECENT_HELD. A reply with BPFILTER_REPLY_RECENT_COMMIT says
+ * the new table is in force: the module destroys the old table's set and
+ * keeps the pending one. Any other reply drops the pending set; no reply
+ * keeps both, as either table may be in force.
+ */
+#define BPFILTER_REQ_RECENT_CAPABLE	(1U << 2)	/* the sender holds recent lists */
+#define BPFILTER_REQ_RECENT_HELD	(1U << 3)	/* it holds BPFILTER_RECENT_FILE's set */
+
+#define BPFILTER_REPLY_RECENT_CHECK	(1U << 2)	/* hold the file's set, then retry */
+#define BPFILTER_REPLY_RECENT_COMMIT	(1U << 3)	/* the table replaced is in force */
+
+#define BPFILTER_RECENT_FILE	"recent"
+#define BPFILTER_RECENT_MAX	4096
+
+/*
  * One request. addr/len describe the caller's optval buffer in the address
  * space of process pid (a pid of the initial pid namespace). For a get, len
  * is the caller's *optlen. netns_ino is the inode number of the calling

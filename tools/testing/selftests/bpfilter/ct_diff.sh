@@ -20,39 +20,16 @@
 # "conntrack-diff: N rules, M mismatches".
 set -u
 cd "$(dirname "$0")/../../../.."
-root=$PWD
 . scripts/tap.sh
+. tools/testing/selftests/bpfilter/lib/diff.sh
 tag=ctd$$
-sock=/tmp/$tag.sock
-hostd_pid=
-srvs=
 flags=build/vm/bin/tcp_flags
 
-cleanup() {
-	for p in $srvs $hostd_pid; do kill "$p" 2>/dev/null; done
-	for s in K H; do ip netns del ${tag}c$s 2>/dev/null; ip netns del ${tag}s$s 2>/dev/null; done
-	rm -f "$sock" /tmp/$tag.*
-}
-trap cleanup EXIT
-
-ipt() {
-	local side=$1 ns=$2
-	shift 2
-	if [ "$side" = H ]; then
-		ip netns exec "$ns" env LD_PRELOAD="$root/build/shim/bpfilter_shim.so" \
-			BPFILTER_HOSTD="$sock" "$@"
-	else
-		ip netns exec "$ns" "$@"
-	fi
-}
-
 [ -x "$flags" ] || make -s vm-bins > /dev/null
-# --ctexpire counts in seconds of HZ jiffies: bpfilter.ko passes HZ, here the config does.
-hz=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_HZ=//p')
-[ -n "$hz" ] || hz=$(sed -n 's/^CONFIG_HZ=//p' /boot/config-"$(uname -r)" 2>/dev/null)
-export BPFILTER_HZ=${hz:-}
-hostd_pid=$(build/shim/bpfilter-hostd -C -s "$sock" -H net/bpfilter/bpfilter_umh \
-	-l /tmp/$tag.log -b) || { ok 1 "bpfilter-hostd starts"; tap_totals; exit 1; }
+# --ctexpire counts in seconds of HZ jiffies.
+diff_hz
+diff_start $tag -C
+diff_netns="${tag}cK ${tag}sK ${tag}cH ${tag}sH"
 
 for s in K H; do
 	c=${tag}c$s
@@ -73,7 +50,7 @@ for s in K H; do
 	ip netns exec $c sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
 	ip -n $v route add 10.99.99.0/24 via 10.88.0.1
 	ip netns exec $v busybox nc -ll -p 5001 -e /bin/true &
-	srvs="$srvs $!"
+	diff_pids="$diff_pids $!"
 done
 printf 'table ip ct_on {\n chain c {\n  type filter hook prerouting priority -400;\n  ct state invalid counter\n }\n}\n' |
 	ip netns exec ${tag}sH nft -f -
@@ -133,14 +110,10 @@ traffic() {
 traffic K
 traffic H
 
-for s in K H; do
-	ipt $s ${tag}s$s iptables-legacy-save -c | grep '^\[' > /tmp/$tag.save$s
-done
-mism=$(diff /tmp/$tag.saveK /tmp/$tag.saveH | grep -c '^>')
-hit=$(grep -vc '^\[0:0\]' /tmp/$tag.saveK)
+diff_saves ${tag}sK ${tag}sH
+hit=$(grep -vc '^\[0:0\]' "$diff_saveK")
 echo "# $hit of $nrules rules counted packets on the ip_tables side"
-diff /tmp/$tag.saveK /tmp/$tag.saveH | sed 's/^/# /'
-ok $((mism != 0)) "every rule's counters equal to ip_tables' ($mism differ)"
+diff_compare
 ok $((hit < nrules / 2)) "the traffic reaches most rules ($hit of $nrules)"
 echo "conntrack-diff: $nrules rules, $mism mismatches"
 tap_totals

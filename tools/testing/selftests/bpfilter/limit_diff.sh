@@ -9,42 +9,19 @@
 # kernel's does. Prints "limit-diff: N rules, M mismatches".
 set -u
 cd "$(dirname "$0")/../../../.."
-root=$PWD
 . scripts/tap.sh
+. tools/testing/selftests/bpfilter/lib/diff.sh
 tag=lmd$$
-sock=/tmp/$tag.sock
-hostd_pid=
 
-cleanup() {
-	[ -n "$hostd_pid" ] && kill "$hostd_pid" 2>/dev/null
-	for s in K H; do ip netns del $tag$s 2>/dev/null; done
-	rm -f "$sock" /tmp/$tag.*
-}
-trap cleanup EXIT
-
-ipt() {
-	local side=$1
-	shift
-	if [ "$side" = H ]; then
-		ip netns exec $tag$side env LD_PRELOAD="$root/build/shim/bpfilter_shim.so" \
-			BPFILTER_HOSTD="$sock" "$@"
-	else
-		ip netns exec $tag$side "$@"
-	fi
-}
-
-# Credits count HZ jiffies: bpfilter.ko passes HZ, here the kernel's config does.
-hz=$(zcat /proc/config.gz 2>/dev/null | sed -n 's/^CONFIG_HZ=//p')
-[ -n "$hz" ] || hz=$(sed -n 's/^CONFIG_HZ=//p' /boot/config-"$(uname -r)" 2>/dev/null)
-if [ -z "$hz" ]; then
+# Credits count HZ jiffies.
+if ! diff_hz; then
 	echo "# this kernel's HZ is unknown (no /proc/config.gz or /boot/config)"
 	ok 1 "the kernel's HZ is known"
 	tap_totals
 	exit 1
 fi
-export BPFILTER_HZ=$hz
-hostd_pid=$(build/shim/bpfilter-hostd -s "$sock" -H net/bpfilter/bpfilter_umh \
-	-l /tmp/$tag.log -b) || { ok 1 "bpfilter-hostd starts"; tap_totals; exit 1; }
+diff_start $tag
+diff_netns="${tag}K ${tag}H"
 
 rules=/tmp/$tag.rules
 cat > $rules <<'RULES'
@@ -74,26 +51,22 @@ send() {
 for s in K H; do
 	ip netns add $tag$s
 	ip -n $tag$s link set lo up
-	ipt $s iptables-legacy-restore $rules
+	ipt $s $tag$s iptables-legacy-restore $rules
 	ok $? "$s: restore the limit rules"
 done
 # Both sides at once, so that they see the same clock.
-ipt K bash -c "$(declare -f send); send" &
-ipt H bash -c "$(declare -f send); send"
+ipt K ${tag}K bash -c "$(declare -f send); send" &
+ipt H ${tag}H bash -c "$(declare -f send); send"
 wait
 # A replace (-Z is one) makes new buckets: full again.
 for s in K H; do
-	ipt $s iptables-legacy -Z OUTPUT
+	ipt $s $tag$s iptables-legacy -Z OUTPUT
 done
-ipt K bash -c "$(declare -f send); send" &
-ipt H bash -c "$(declare -f send); send"
+ipt K ${tag}K bash -c "$(declare -f send); send" &
+ipt H ${tag}H bash -c "$(declare -f send); send"
 wait
-for s in K H; do
-	ipt $s iptables-legacy-save -c | grep '^\[' > /tmp/$tag.save$s
-done
-mism=$(diff /tmp/$tag.saveK /tmp/$tag.saveH | grep -c '^>')
-diff /tmp/$tag.saveK /tmp/$tag.saveH | sed 's/^/# /'
-sed 's/^/# K: /' /tmp/$tag.saveK
-ok $((mism != 0)) "every limit rule's counters equal to ip_tables' ($mism differ)"
-echo "limit-diff: $(grep -c . /tmp/$tag.saveK) rules, $mism mismatches"
+diff_saves ${tag}K ${tag}H
+sed 's/^/# K: /' "$diff_saveK"
+diff_compare
+echo "limit-diff: $(grep -c . "$diff_saveK") rules, $mism mismatches"
 tap_totals

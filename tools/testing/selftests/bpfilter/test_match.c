@@ -16,6 +16,9 @@
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 
 #include <linux/netfilter/xt_limit.h>
+#include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter/xt_cpu.h>
+#include <linux/netfilter/xt_statistic.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
@@ -598,6 +601,74 @@ TEST(limit_checks)
 	EXPECT_EQ(8, limit_match_ops.usersize);
 	EXPECT_EQ(0, match_revision("limit", 0));
 	unsetenv("BPFILTER_HZ");
+}
+
+/* recent_mt_check() before the list: flags, one command, modifiers, the name. */
+TEST(recent_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_recent_mtinfo_v1 r = { .check_set = XT_RECENT_SET, .side = XT_RECENT_SOURCE };
+	struct xt_recent_mtinfo r0 = { .check_set = XT_RECENT_CHECK, .seconds = 60 };
+
+	strcpy(r.name, "SSH");
+	strcpy(r0.name, "OLD");
+	EXPECT_EQ(0, init("recent", 1, 232, &r, &any_ip));
+	EXPECT_EQ(0, init("recent", 0, 216, &r0, &any_ip));
+	EXPECT_EQ(-EINVAL, init("recent", 1, 216, &r, &any_ip));
+	r.check_set = XT_RECENT_SET | XT_RECENT_CHECK;	/* two commands */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.check_set = XT_RECENT_TTL;			/* none */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.check_set = 0x40 | XT_RECENT_CHECK;		/* unknown flag */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.check_set = XT_RECENT_REMOVE | XT_RECENT_TTL;	/* modifier without rcheck/update */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.check_set = XT_RECENT_SET;
+	r.hit_count = 2;				/* --set --hitcount */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.hit_count = 0;
+	r.check_set = XT_RECENT_UPDATE | XT_RECENT_REAP;	/* --reap without --seconds */
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	r.seconds = 10;
+	r.hit_count = 1000;	/* the running kernel's checkentry bounds it, if at all */
+	EXPECT_EQ(0, init("recent", 1, 232, &r, &any_ip));
+	r.name[0] = '\0';
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	strcpy(r.name, "..");
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	strcpy(r.name, "a/b");
+	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
+	memset(r.name, 'n', sizeof(r.name));
+	EXPECT_EQ(-ENAMETOOLONG, init("recent", 1, 232, &r, &any_ip));
+	EXPECT_EQ(0, match_revision("recent", 0));
+	EXPECT_EQ(0, match_revision("recent", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("recent", 2));
+	EXPECT_EQ(sizeof(struct xt_recent_mtinfo_v1), recent1_match_ops.usersize);
+}
+
+/* cpu_mt_check(): invert 0 or 1; statistic_mt_check(): mode and flags. */
+TEST(cpu_statistic_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_cpu_info c = { .cpu = 3, .invert = 1 };
+	struct xt_statistic_info s = { .mode = XT_STATISTIC_MODE_NTH, .u.nth = { 3, 0, 1 } };
+
+	EXPECT_EQ(0, init("cpu", 0, 8, &c, &any_ip));
+	c.invert = 2;
+	EXPECT_EQ(-EINVAL, init("cpu", 0, 8, &c, &any_ip));
+	EXPECT_EQ(0, init("statistic", 0, 24, &s, &any_ip));
+	s.flags = XT_STATISTIC_INVERT;
+	s.mode = XT_STATISTIC_MODE_RANDOM;
+	EXPECT_EQ(0, init("statistic", 0, 24, &s, &any_ip));
+	s.flags = 2;
+	EXPECT_EQ(-EINVAL, init("statistic", 0, 24, &s, &any_ip));
+	s.flags = 0;
+	s.mode = 2;
+	EXPECT_EQ(-EINVAL, init("statistic", 0, 24, &s, &any_ip));
+	/* The kernel's master pointer is not given back in GET_ENTRIES. */
+	EXPECT_EQ(16, statistic_match_ops.usersize);
+	EXPECT_EQ(0, match_revision("statistic", 0));
+	EXPECT_EQ(0, match_revision("cpu", 0));
 }
 
 TEST_HARNESS_MAIN

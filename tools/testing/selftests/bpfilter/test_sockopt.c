@@ -193,7 +193,9 @@ TEST_F(sockopt, revisions)
 		{ 0, "nosuch", 0, -ENOENT }, { 0, "ERROR", 0, -ENOENT },
 		{ 1, "", 0, 0 }, { 1, "ERROR", 0, 0 }, { 1, "ERROR", 1, -EPROTONOSUPPORT },
 		{ 1, "REJECT", 0, 0 }, { 1, "REJECT", 1, -EPROTONOSUPPORT },
-		{ 1, "LOG", 0, 0 }, { 1, "NFLOG", 0, -ENOENT }, { 1, "tcp", 0, -ENOENT },
+		{ 1, "LOG", 0, 0 }, { 1, "NFLOG", 0, 0 }, { 1, "NFQUEUE", 0, -ENOENT },
+		{ 1, "tcp", 0, -ENOENT }, { 0, "recent", 0, 0 }, { 0, "recent", 1, 0 },
+		{ 0, "recent", 2, -EPROTONOSUPPORT },
 	};
 	unsigned int i;
 

@@ -6,6 +6,7 @@
 
 #include <netinet/in.h>
 #include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ TEST(find_and_revision)
 	EXPECT_EQ(&error_target_ops, target_ops_find("ERROR", 0, &err));
 	EXPECT_EQ(NULL, target_ops_find("ERROR", 1, &err));
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, target_ops_find("NFLOG", 0, &err));
+	EXPECT_EQ(NULL, target_ops_find("NFQUEUE", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
 	memset(longname, 'X', sizeof(longname));
 	EXPECT_EQ(NULL, target_ops_find(longname, 0, &err));
@@ -41,7 +42,7 @@ TEST(find_and_revision)
 	EXPECT_EQ(0, target_revision("", 0));
 	EXPECT_EQ(0, target_revision("ERROR", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("", 1));
-	EXPECT_EQ(-ENOENT, target_revision("NFLOG", 0));
+	EXPECT_EQ(-ENOENT, target_revision("NFQUEUE", 0));
 	EXPECT_EQ(8, standard_target_ops.size);
 	EXPECT_EQ(32, error_target_ops.size);
 }
@@ -157,6 +158,39 @@ TEST(log_checks)
 	log.logflags = 0xff;		/* unknown flags are taken, as the kernel does */
 	o = bb_entry(&b, NULL, NULL, 0, &x);
 	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+}
+
+/* nflog_tg_check(): flags within XT_NFLOG_MASK, a NUL-terminated prefix. */
+TEST(nflog_checks)
+{
+	struct xt_nflog_info nflog = { .len = 64, .group = 5, .flags = XT_NFLOG_F_COPY_LEN };
+	struct bb_ext x = { "NFLOG", 0, &nflog, sizeof(nflog) };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	strcpy(nflog.prefix, "nflog: ");
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(&nflog_target_ops, t.ops);
+	EXPECT_TRUE(t.ops->continues);
+	EXPECT_EQ(80, t.ops->size);
+	EXPECT_EQ(sizeof(nflog), t.ops->usersize);
+	nflog.flags = 2;
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	nflog.flags = 0;
+	memset(nflog.prefix, 'x', sizeof(nflog.prefix));
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	nflog.prefix[sizeof(nflog.prefix) - 1] = '\0';
+	nflog.threshold = 0xffff;	/* any group, threshold and len: no checks */
+	nflog.group = 0xffff;
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision("NFLOG", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("NFLOG", 1));
 }
 
 TEST_HARNESS_MAIN

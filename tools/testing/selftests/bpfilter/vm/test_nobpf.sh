@@ -143,6 +143,17 @@ eopnotsupp "-A INPUT unconditional ACCEPT" $IPT -A INPUT -j ACCEPT
 eopnotsupp "-A FORWARD jump to the user chain" $IPT -A FORWARD -j idle
 eopnotsupp_logged "-P INPUT DROP" $IPT -P INPUT DROP
 eopnotsupp "-P FORWARD DROP with -w" $IPT -w -P FORWARD DROP
+# The stateful extensions need BPF and bpfilter_kfunc's kfuncs: refused too.
+eopnotsupp "-A INPUT -m conntrack --ctstate ESTABLISHED" \
+	$IPT -A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT
+eopnotsupp "-A INPUT -m state --state NEW" $IPT -A INPUT -m state --state NEW -j ACCEPT
+eopnotsupp "-A INPUT -m limit" $IPT -A INPUT -p icmp -m limit --limit 1/s -j ACCEPT
+eopnotsupp "-A INPUT -j REJECT tcp-reset" $IPT -A INPUT -p tcp -j REJECT --reject-with tcp-reset
+eopnotsupp "-A INPUT -j REJECT" $IPT -A INPUT -j REJECT
+eopnotsupp "-A INPUT -j LOG" $IPT -A INPUT -j LOG --log-prefix "nobpf: "
+eopnotsupp "-A OUTPUT -j NFLOG" $IPT -A OUTPUT -j NFLOG --nflog-group 3
+eopnotsupp "-A INPUT -m recent --set" $IPT -A INPUT -m recent --set --name nobpf
+ok_if "the refused table's recent list is let go" test ! -e /proc/net/xt_recent/nobpf
 ratelimit_pause
 _d0=$(enforce_lines)
 expect "restore of a table with a rule: EOPNOTSUPP" 1 sh -c "printf '%s\n' '*filter' \

@@ -3,7 +3,8 @@
 #
 # A realistic stateful server firewall (issue 11), restored with stock
 # iptables-legacy-restore and checked with real connections from a client:
-# conntrack first, loopback, INVALID dropped, ICMP echo, ssh, a multiport
+# conntrack first, loopback, INVALID dropped, ICMP echo, ssh with a recent
+# rate limit (a fourth new connection within 60 s is dropped), a multiport
 # service list, a blocklist of 3000 addresses, ICMP and LOG rate-limited,
 # LOG before REJECT, policy DROP. The same script runs against ip_tables (the reference) and bpfilter.
 #
@@ -64,6 +65,8 @@ echo 1 > /proc/sys/net/netfilter/nf_log_all_netns
 	echo '-A INPUT -m conntrack --ctstate INVALID -j DROP'
 	echo '-A INPUT -j blocklist'
 	echo '-A INPUT -p icmp -m icmp --icmp-type 8 -m limit --limit 10/sec --limit-burst 20 -j ACCEPT'
+	echo '-A INPUT -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -m recent --set --name ssh --mask 255.255.255.255 --rsource'
+	echo '-A INPUT -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -m recent --update --seconds 60 --hitcount 4 --name ssh --mask 255.255.255.255 --rsource -j DROP'
 	echo '-A INPUT -p tcp -m tcp --dport 22 -m conntrack --ctstate NEW -j ACCEPT'
 	echo '-A INPUT -p tcp -m conntrack --ctstate NEW -j services'
 	echo '-A INPUT -m limit --limit 5/min -j LOG --log-prefix "fw-reject: "'
@@ -80,6 +83,12 @@ echo 1 > /proc/sys/net/netfilter/nf_log_all_netns
 } > /tmp/fw.rules
 check "restore the server firewall (3000-address blocklist)" 0 $NS $IPT_RESTORE /tmp/fw.rules
 ok_if "ssh from the client" connects $C 10.252.9.2 22
+ok_if "ssh again" connects $C 10.252.9.2 22
+ok_if "ssh a third time" connects $C 10.252.9.2 22
+ok_if "a fourth ssh within 60 s: dropped by the recent limit" refused $C 10.252.9.2 22
+ok_if "... by the --update rule" test "$(pkts $S INPUT 7)" -ge 1
+ok_if "... and three accepted" test "$(pkts $S INPUT 8)" = 3
+ok_if "the ssh list holds the client" $NS grep -q '^src=10.252.9.1 ttl: 64 ' /proc/net/xt_recent/ssh
 ok_if "http" connects $C 10.252.9.2 80
 ok_if "https" connects $C 10.252.9.2 443
 ok_if "8080 is not a service: refused" refused $C 10.252.9.2 8080
@@ -93,6 +102,6 @@ ok_if "ESTABLISHED accepted most packets" test "$(pkts $S INPUT 1)" -ge 6
 ok_if "the policy dropped nothing (REJECT answered)" \
 	test "$($NS $IPT -w -nvxL INPUT | awk 'NR == 1 { print $5 }')" = 0
 run $NS $IPT_SAVE -c
-ok_if "save shows 3012 rules" test "$(printf '%s\n' "$OUT" | grep -c '^\[.*-A ')" = 3012
+ok_if "save shows 3014 rules" test "$(printf '%s\n' "$OUT" | grep -c '^\[.*-A ')" = 3014
 cleanup
 done_testing

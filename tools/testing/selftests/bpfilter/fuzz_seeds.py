@@ -1,0 +1,488 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Seed corpus of fuzz_blob: valid filter tables as stock iptables-legacy builds them.
+
+    fuzz_seeds.py OUTDIR [SRCTREE]
+
+EXTENSIONS below is the one description of every extension payload: kind,
+name, revision, the rule's ip header, the packed payload and the iptables
+command line it stands for. Each row becomes a table of its own (the rule
+first in INPUT), and the first row of each extension one more table (also
+with fuzz_blob's variants: a kernel without kfuncs or conntrack, tiny
+segments); a few tables for chains (jump, goto, RETURN), folded rule runs
+and a realistic server add the structure. Rows of an extension whose
+net/bpfilter/ext_<name>.c is absent are left out; an ext_*.c whose
+extension has no row is an error.
+
+Writes one file per table into OUTDIR and prints the NAME/REV of every
+extension the seeds carry, one per line: 30-fuzz.sh checks that fuzz_blob
+accepted each seed and ran each of these generators.
+"""
+import os
+import re
+import socket
+import struct
+import sys
+
+TCP, UDP, ICMP, ESP, AH = 6, 17, 1, 50, 51
+NF_DROP, NF_ACCEPT = 0, 1
+XT_RETURN = -5				# -NF_REPEAT - 1
+IPT_F_GOTO = 0x02
+IPT_INV_PROTO = 0x40
+HOOKS = {"INPUT": 1, "FORWARD": 2, "OUTPUT": 3}	# NF_INET_LOCAL_IN...
+ENTRY_SIZE = 112			# struct ipt_entry
+M, T = "match", "target"
+
+
+def xt_align(n):
+    return (n + 7) & ~7
+
+
+def addr(a):
+    """'a.b.c.d[/len]' -> (address, mask), network order."""
+    a, _, plen = a.partition("/")
+    plen = int(plen) if plen else 32
+    mask = (0xffffffff << (32 - plen)) & 0xffffffff if plen else 0
+    return socket.inet_aton(a), struct.pack(">I", mask)
+
+
+def iface(name):
+    """iptables' interface and mask: 'eth+' matches the prefix, 'eth0' the name and its NUL."""
+    if not name:
+        return b"\0" * 16, b"\0" * 16
+    if name.endswith("+"):
+        name = name[:-1]
+        n = len(name)
+    else:
+        n = len(name) + 1
+    return name.encode().ljust(16, b"\0"), (b"\xff" * n).ljust(16, b"\0")
+
+
+def ipt_ip(proto=0, src=None, dst=None, i=None, o=None, inv=0, flags=0):
+    s, sm = addr(src) if src else (b"\0" * 4, b"\0" * 4)
+    d, dm = addr(dst) if dst else (b"\0" * 4, b"\0" * 4)
+    ii, im = iface(i)
+    oi, om = iface(o)
+    return s + d + sm + dm + ii + oi + im + om + struct.pack("<HBB", proto, flags, inv)
+
+
+def nf_addr(a):
+    """union nf_inet_addr with an IPv4 address (network order)."""
+    return socket.inet_aton(a) + b"\0" * 12
+
+
+def cstr(s, n):
+    b = s.encode()
+    assert len(b) < n, s
+    return b.ljust(n, b"\0")
+
+
+# Payloads: one function per kernel struct, exactly sizeof(struct) bytes.
+def xt_tcp(sport=(0, 65535), dport=(0, 65535), option=0, flags=(0, 0), inv=0):
+    return struct.pack("<4H4B", *sport, *dport, option, *flags, inv)
+
+
+def xt_udp(sport=(0, 65535), dport=(0, 65535), inv=0):
+    return struct.pack("<4HBx", *sport, *dport, inv)
+
+
+def ipt_icmp(typ, code=(0, 255), inv=0):
+    return struct.pack("<4B", typ, *code, inv)
+
+
+def xt_comment_info(text):
+    return cstr(text, 256)
+
+
+def xt_multiport_v1(flags, ports, invert=0):
+    """ports: ints and (lo, hi) ranges; flags 0 --sports, 1 --dports, 2 --ports."""
+    p, pf = [], []
+    for x in ports:
+        if isinstance(x, tuple):
+            p += list(x)
+            pf += [1, 0]
+        else:
+            p.append(x)
+            pf.append(0)
+    assert len(p) <= 15
+    return struct.pack("<BB15H15BB", flags, len(p), *(p + [0] * (15 - len(p))),
+                       *(pf + [0] * (15 - len(pf))), invert)
+
+
+def xt_iprange_mtinfo(src=None, dst=None, src_inv=False, dst_inv=False):
+    flags = ((1 if src else 0) | (2 if dst else 0) |
+             (0x10 if src_inv else 0) | (0x20 if dst_inv else 0))
+    z = ("0.0.0.0", "0.0.0.0")
+    s, d = src or z, dst or z
+    return (nf_addr(s[0]) + nf_addr(s[1]) + nf_addr(d[0]) + nf_addr(d[1]) +
+            struct.pack("<B3x", flags))
+
+
+def xt_mark_mtinfo1(mark, mask=0xffffffff, invert=0):
+    return struct.pack("<IIB3x", mark, mask, invert)
+
+
+def xt_length_info(lo, hi, invert=0):
+    return struct.pack("<HHBx", lo, hi, invert)
+
+
+def ipt_ttl_info(mode, ttl):		# mode: 0 eq, 1 ne, 2 lt, 3 gt
+    return struct.pack("<BB", mode, ttl)
+
+
+def xt_tos_match_info(value, mask, invert=0):
+    return struct.pack("<BBB", mask, value, invert)
+
+
+def xt_dscp_info(dscp, invert=0):
+    return struct.pack("<BB", dscp, invert)
+
+
+def spi_range(lo, hi, inv=0):		# struct ipt_ah, struct xt_esp
+    return struct.pack("<IIB3x", lo, hi, inv)
+
+
+# xt_conntrack: match_flags, state bits.
+CT_STATE, CT_PROTO, CT_ORIGSRC, CT_ORIGDST = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+CT_REPLSRC, CT_REPLDST, CT_STATUS, CT_EXPIRES = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+CT_ORIGSRC_PORT, CT_ORIGDST_PORT = 1 << 8, 1 << 9
+CT_REPLSRC_PORT, CT_REPLDST_PORT = 1 << 10, 1 << 11
+CT_DIRECTION, CT_STATE_ALIAS = 1 << 12, 1 << 13
+ST_INVALID, ST_ESTABLISHED, ST_RELATED, ST_NEW = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+ST_SNAT, ST_DNAT, ST_UNTRACKED = 1 << 6, 1 << 7, 1 << 8	# xt_conntrack's
+IPS_EXPECTED, IPS_SEEN_REPLY, IPS_ASSURED = 1 << 0, 1 << 1, 1 << 2
+
+
+def xt_conntrack_mtinfo(rev, flags, inv=0, state=0, status=0, orig_src=None, orig_dst=None,
+                        repl_src=None, repl_dst=None, proto=0, ports=(0, 0, 0, 0),
+                        ports_high=(0, 0, 0, 0), expires=(0, 0)):
+    """Revisions 1 (u8 masks), 2 (u16 masks) and 3 (and port ranges, host order);
+    ports of revisions 1 and 2 are in network order."""
+    body = b""
+    for a in (orig_src, orig_dst, repl_src, repl_dst):
+        a, m = addr(a) if a else (b"\0" * 4, b"\0" * 4)
+        body += a + b"\0" * 12 + m + b"\0" * 12
+    if rev < 3:
+        ports = tuple(socket.htons(p) for p in ports)
+    body += struct.pack("<IIH4HHH", *expires, proto, *ports, flags, inv)
+    if rev == 1:
+        return body + struct.pack("<BB", state, status)
+    body += struct.pack("<HH", state, status)
+    if rev == 2:
+        return body + b"\0\0"
+    return body + struct.pack("<4H", *ports_high) + b"\0\0"
+
+
+def xt_state_info(mask):
+    return struct.pack("<I", mask)
+
+
+def xt_rateinfo(rate, seconds, burst):
+    """--limit rate/(seconds: 1 sec, 60 min...) --limit-burst burst, as iptables
+    sends it: avg in XT_LIMIT_SCALE units, the kernel's own fields zero."""
+    return struct.pack("<IIQIIIxxxxQ", 10000 * seconds // rate, burst, 0, 0, 0, 0, 0)
+
+
+RECENT_CHECK, RECENT_SET, RECENT_UPDATE, RECENT_REMOVE, RECENT_TTL, RECENT_REAP = 1, 2, 4, 8, 16, 32
+
+
+def xt_recent_mtinfo(rev, name, check_set, seconds=0, hit_count=0, invert=0, side=0,
+                     mask="255.255.255.255"):
+    """Revision 0, and 1 with its mask; side 0 --rsource, 1 --rdest."""
+    b = struct.pack("<IIBB", seconds, hit_count, check_set, invert) + cstr(name, 200)
+    b += struct.pack("<Bx", side)
+    return b if rev == 0 else b + nf_addr(mask)
+
+
+def xt_cpu_info(cpu, invert=0):
+    return struct.pack("<II", cpu, invert)
+
+
+def xt_statistic_info(mode, flags=0, probability=0, every=0, packet=0):
+    """mode 0 random (probability in 2^31 units), 1 nth (count = packet, as
+    iptables sends it); the kernel's master pointer zero."""
+    if mode == 0:
+        return struct.pack("<HHIIIQ", mode, flags, probability, 0, 0, 0)
+    return struct.pack("<HHIIIQ", mode, flags, every, packet, packet, 0)
+
+
+def ipt_reject_info(with_):		# 3 port-unreachable, 5 net-prohibited, 7 tcp-reset, 8 admin
+    return struct.pack("<I", with_)
+
+
+def xt_log_info(level, flags, prefix):
+    return struct.pack("<BB", level, flags) + cstr(prefix, 30)
+
+
+def xt_nflog_info(group, prefix, size=0, threshold=1):
+    return struct.pack("<IHHHH", size, group, threshold, 1 if size else 0, 0) + cstr(prefix, 64)
+
+
+SIZES = {				# sizeof() of each payload struct, x86_64
+    "tcp": 12, "udp": 10, "icmp": 4, "comment": 256, "multiport": 48, "iprange": 68,
+    "mark": 12, "length": 6, "ttl": 2, "tos": 3, "dscp": 2, "ah": 12, "esp": 12,
+    "conntrack/1": 152, "conntrack/2": 156, "conntrack/3": 164, "state": 4, "limit": 40,
+    "recent/0": 212, "recent/1": 228, "REJECT": 4, "LOG": 32, "NFLOG": 76, "cpu": 8,
+    "statistic": 24,
+}
+
+# kind, name, revision, the rule's ipt_ip, payload, iptables' words for it.
+EXTENSIONS = [
+    (M, "tcp", 0, ipt_ip(TCP, src="198.51.100.0/24"),
+     xt_tcp(sport=(1024, 65535), dport=(22, 22), flags=(0x17, 0x02)),
+     "-s 198.51.100.0/24 -p tcp --sport 1024:65535 --dport 22 --syn"),
+    (M, "tcp", 0, ipt_ip(TCP, i="eth0"),
+     xt_tcp(dport=(80, 80), option=8, inv=0x02 | 0x08),
+     "-i eth0 -p tcp ! --dport 80 ! --tcp-option 8"),
+    (M, "udp", 0, ipt_ip(UDP, dst="192.0.2.53"), xt_udp(sport=(1024, 65535), dport=(53, 53)),
+     "-d 192.0.2.53 -p udp --sport 1024:65535 --dport 53"),
+    (M, "udp", 0, ipt_ip(UDP, o="wg+"), xt_udp(sport=(67, 68), inv=0x01),
+     "-o wg+ -p udp ! --sport 67:68"),
+    (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(8), "-p icmp --icmp-type echo-request"),
+    (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(3, (3, 3), inv=1),
+     "-p icmp ! --icmp-type port-unreachable"),
+    (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(0xff), "-p icmp --icmp-type any"),
+    (M, "comment", 0, ipt_ip(TCP), xt_comment_info("ssh from the office, ticket 4711"),
+     '-p tcp -m comment --comment "ssh from the office, ticket 4711"'),
+    (M, "multiport", 1, ipt_ip(TCP), xt_multiport_v1(1, [80, 443, (8000, 8080)]),
+     "-p tcp -m multiport --dports 80,443,8000:8080"),
+    (M, "multiport", 1, ipt_ip(UDP), xt_multiport_v1(2, [500, 4500], invert=1),
+     "-p udp -m multiport ! --ports 500,4500"),
+    (M, "iprange", 1, ipt_ip(),
+     xt_iprange_mtinfo(src=("192.168.1.100", "192.168.1.200"), dst=("10.0.0.1", "10.0.0.9"),
+                       dst_inv=True),
+     "-m iprange --src-range 192.168.1.100-192.168.1.200 ! --dst-range 10.0.0.1-10.0.0.9"),
+    (M, "mark", 1, ipt_ip(), xt_mark_mtinfo1(0x1, 0xff), "-m mark --mark 0x1/0xff"),
+    (M, "mark", 1, ipt_ip(), xt_mark_mtinfo1(0x10000, 0xffff0000, invert=1),
+     "-m mark ! --mark 0x10000/0xffff0000"),
+    (M, "length", 0, ipt_ip(), xt_length_info(1400, 65535), "-m length --length 1400:65535"),
+    (M, "ttl", 0, ipt_ip(), ipt_ttl_info(2, 5), "-m ttl --ttl-lt 5"),
+    (M, "ttl", 0, ipt_ip(), ipt_ttl_info(1, 64), "-m ttl ! --ttl-eq 64"),
+    (M, "tos", 1, ipt_ip(), xt_tos_match_info(0x10, 0x3f), "-m tos --tos Minimize-Delay"),
+    (M, "dscp", 0, ipt_ip(), xt_dscp_info(46), "-m dscp --dscp 46"),
+    (M, "dscp", 0, ipt_ip(), xt_dscp_info(34, invert=1), "-m dscp ! --dscp-class AF41"),
+    (M, "ah", 0, ipt_ip(AH), spi_range(256, 512), "-p ah -m ah --ahspi 256:512"),
+    (M, "esp", 0, ipt_ip(ESP), spi_range(1000, 1000, inv=1), "-p esp -m esp ! --espspi 1000"),
+    (M, "conntrack", 1, ipt_ip(),
+     xt_conntrack_mtinfo(1, CT_STATE | CT_DIRECTION, state=ST_ESTABLISHED | ST_RELATED),
+     "-m conntrack --ctstate ESTABLISHED,RELATED --ctdir ORIGINAL (revision 1)"),
+    (M, "conntrack", 2, ipt_ip(TCP),
+     xt_conntrack_mtinfo(2, CT_STATE | CT_PROTO | CT_ORIGDST | CT_ORIGDST_PORT | CT_STATUS,
+                         state=ST_NEW | ST_DNAT, status=IPS_ASSURED, orig_dst="203.0.113.7",
+                         proto=TCP, ports=(0, 80, 0, 0)),
+     "-p tcp -m conntrack --ctstate NEW,DNAT --ctproto tcp --ctorigdst 203.0.113.7 "
+     "--ctorigdstport 80 --ctstatus ASSURED (revision 2)"),
+    (M, "conntrack", 3, ipt_ip(),
+     xt_conntrack_mtinfo(3, CT_STATE | CT_ORIGSRC | CT_REPLDST | CT_REPLSRC | CT_ORIGSRC_PORT |
+                         CT_REPLDST_PORT | CT_STATUS | CT_EXPIRES | CT_DIRECTION | CT_PROTO,
+                         inv=CT_REPLSRC | CT_STATUS | CT_DIRECTION,
+                         state=ST_ESTABLISHED | ST_SNAT | ST_UNTRACKED, status=IPS_EXPECTED,
+                         orig_src="10.0.0.0/8", repl_src="10.1.2.3", repl_dst="198.51.100.9",
+                         proto=UDP, ports=(1024, 0, 0, 53), ports_high=(65535, 0, 0, 53),
+                         expires=(10, 3600)),
+     "-m conntrack --ctstate ESTABLISHED,SNAT,UNTRACKED --ctproto udp --ctorigsrc 10.0.0.0/8 "
+     "! --ctreplsrc 10.1.2.3 --ctrepldst 198.51.100.9 --ctorigsrcport 1024:65535 "
+     "--ctrepldstport 53 ! --ctstatus EXPECTED --ctexpire 10:3600 --ctdir REPLY"),
+    (M, "conntrack", 3, ipt_ip(),
+     xt_conntrack_mtinfo(3, CT_STATE | CT_STATE_ALIAS, state=ST_INVALID),
+     "-m state --state INVALID (iptables 1.8: conntrack revision 3)"),
+    (M, "state", 0, ipt_ip(), xt_state_info(ST_ESTABLISHED | ST_RELATED | (1 << 6)),
+     "-m state --state ESTABLISHED,RELATED,UNTRACKED (xt_state)"),
+    (M, "limit", 0, ipt_ip(ICMP), xt_rateinfo(5, 60, 10),
+     "-p icmp -m limit --limit 5/min --limit-burst 10"),
+    (M, "limit", 0, ipt_ip(), xt_rateinfo(3, 1, 5), "-m limit --limit 3/sec --limit-burst 5"),
+    (M, "recent", 0, ipt_ip(TCP),
+     xt_recent_mtinfo(0, "ssh", RECENT_CHECK | RECENT_TTL, seconds=60, hit_count=4),
+     "-p tcp -m recent --name ssh --rcheck --seconds 60 --hitcount 4 --rttl (revision 0)"),
+    (M, "recent", 1, ipt_ip(), xt_recent_mtinfo(1, "badguys", RECENT_SET, side=1,
+                                                mask="255.255.255.0"),
+     "-m recent --name badguys --set --rdest --mask 255.255.255.0"),
+    (M, "cpu", 0, ipt_ip(), xt_cpu_info(1, invert=1), "-m cpu ! --cpu 1"),
+    (M, "statistic", 0, ipt_ip(), xt_statistic_info(0, probability=0x40000000),
+     "-m statistic --mode random --probability 0.5"),
+    (M, "statistic", 0, ipt_ip(UDP), xt_statistic_info(1, flags=1, every=3, packet=2),
+     "-p udp -m statistic --mode nth ! --every 4 --packet 2"),
+    (T, "REJECT", 0, ipt_ip(TCP), ipt_reject_info(7), "-p tcp -j REJECT --reject-with tcp-reset"),
+    (T, "REJECT", 0, ipt_ip(src="192.0.2.0/24"), ipt_reject_info(8),
+     "-s 192.0.2.0/24 -j REJECT --reject-with icmp-admin-prohibited"),
+    (T, "LOG", 0, ipt_ip(TCP), xt_log_info(4, 0x02 | 0x04, "IN-DROP: "),
+     '-p tcp -j LOG --log-level 4 --log-prefix "IN-DROP: " --log-tcp-options --log-ip-options'),
+    (T, "NFLOG", 0, ipt_ip(), xt_nflog_info(5, "nflog: ", size=128),
+     '-j NFLOG --nflog-group 5 --nflog-prefix "nflog: " --nflog-size 128'),
+]
+
+
+def ext(name, rev, payload):
+    """xt_entry_match / xt_entry_target: size, name, revision, payload padded to 8."""
+    pad = xt_align(len(payload)) - len(payload)
+    return (struct.pack("<H", 32 + len(payload) + pad) + name.encode().ljust(29, b"\0") +
+            bytes([rev]) + payload + b"\0" * pad)
+
+
+class Rule:
+    """ip: ipt_ip bytes; matches: [(name, rev, payload)]; target: 'ACCEPT', 'DROP',
+    'RETURN', ('jump', chain), ('goto', chain) or (name, rev, payload)."""
+
+    def __init__(self, ip=None, matches=(), target="ACCEPT"):
+        self.ip = ip if ip is not None else ipt_ip()
+        self.matches = list(matches)
+        self.target = target
+
+    def target_bytes(self, chains):
+        t = self.target
+        verdicts = {"ACCEPT": -NF_ACCEPT - 1, "DROP": -NF_DROP - 1, "RETURN": XT_RETURN}
+        if t in verdicts:
+            return ext("", 0, struct.pack("<i4x", verdicts[t]))
+        if t[0] in ("jump", "goto"):
+            return ext("", 0, struct.pack("<i4x", chains[t[1]] if chains else 0))
+        if t[0] == "ERROR":
+            return ext("ERROR", 0, cstr(t[1], 30) + b"\0\0")
+        return ext(*t)
+
+    def bytes(self, chains=None):
+        ip = self.ip
+        if isinstance(self.target, tuple) and self.target[0] == "goto":
+            ip = ip[:82] + bytes([ip[82] | IPT_F_GOTO]) + ip[83:]
+        m = b"".join(ext(*x) for x in self.matches)
+        t = self.target_bytes(chains)
+        return ip + struct.pack("<IHHIQQ", 0, ENTRY_SIZE + len(m), ENTRY_SIZE + len(m) + len(t),
+                                0, 0, 0) + m + t
+
+
+# fuzz_blob's generation variants, in ipt_replace.counters (a pointer the parser never reads).
+V_BARE, V_NOFOLD, V_SEGMENTS, V_SLOW = 1, 2, 4, 8
+
+
+def table(builtin, user=(), policy=None, variant=0):
+    """The blob of a filter table: INPUT, FORWARD, OUTPUT (rules + policy), user
+    chains (ERROR head, rules, RETURN), the final ERROR; with its ipt_replace."""
+    policy = policy or {}
+    layout = []				# (chain or None, Rule, kind)
+    for c in HOOKS:
+        layout += [(c, r, "rule") for r in builtin.get(c, [])]
+        layout.append((c, Rule(target=policy.get(c, "ACCEPT")), "policy"))
+    for name, rules in user:
+        layout.append((name, Rule(target=("ERROR", name)), "head"))
+        layout += [(name, r, "rule") for r in rules]
+        layout.append((name, Rule(target="RETURN"), "return"))
+    layout.append((None, Rule(target=("ERROR", "ERROR")), "end"))
+    offs, off = [], 0
+    for _, r, _ in layout:
+        offs.append(off)
+        off += len(r.bytes())
+    # A jump goes to the entry after the chain's ERROR head, as libiptc does.
+    chains = {}
+    for k, (c, _, kind) in enumerate(layout):
+        if kind == "head":
+            chains[c] = offs[k + 1]
+    blob = b"".join(r.bytes(chains) for _, r, _ in layout)
+    hook_entry, underflow = [0] * 5, [0] * 5
+    for c, h in HOOKS.items():
+        ks = [k for k, (cc, _, _) in enumerate(layout) if cc == c]
+        hook_entry[h] = offs[ks[0]]
+        underflow[h] = offs[ks[-1]]
+    hdr = cstr("filter", 32) + struct.pack("<III", 0x0e, len(layout), len(blob))
+    hdr += struct.pack("<5I", *hook_entry) + struct.pack("<5I", *underflow)
+    hdr += struct.pack("<IQ", 4, variant)	# num_counters: the old table's entries
+    return hdr + blob
+
+
+def row_rule(kind, name, rev, ip, payload, target="ACCEPT"):
+    if kind == M:
+        return Rule(ip, [(name, rev, payload)], target)
+    return Rule(ip, [], (name, rev, payload))
+
+
+def structural_tables():
+    tcp_dport = lambda p: ("tcp", 0, xt_tcp(dport=(p, p)))
+    udp_dport = lambda p: ("udp", 0, xt_udp(dport=(p, p)))
+    ctstate = lambda s: ("conntrack", 3, xt_conntrack_mtinfo(3, CT_STATE | CT_STATE_ALIAS, state=s))
+    log = lambda p: ("LOG", 0, xt_log_info(4, 0, p))
+    yield "initial", table({})
+    # Jumps from two hooks into one chain, a goto, RETURN, nested chains.
+    yield "chains", table({
+        "INPUT": [Rule(ipt_ip(TCP), [tcp_dport(22)], "ACCEPT"),
+                  Rule(ipt_ip(), [], ("jump", "services")),
+                  Rule(ipt_ip(src="203.0.113.0/24"), [], ("goto", "logdrop"))],
+        "FORWARD": [Rule(ipt_ip(i="eth1"), [], ("jump", "services"))],
+        "OUTPUT": [Rule(ipt_ip(UDP), [udp_dport(123)], ("jump", "ntp"))],
+    }, user=[
+        ("logdrop", [Rule(ipt_ip(), [], log("dropped: ")), Rule(target="DROP")]),
+        ("ntp", [Rule(ipt_ip(dst="192.0.2.123"), [], "RETURN"),
+                 Rule(ipt_ip(), [], ("jump", "logdrop"))]),
+        ("services", [Rule(ipt_ip(UDP), [udp_dport(53)], "ACCEPT"),
+                      Rule(ipt_ip(ICMP), [("icmp", 0, ipt_icmp(8))], "ACCEPT"),
+                      Rule(ipt_ip(TCP, inv=IPT_INV_PROTO), [], "RETURN"),
+                      Rule(ipt_ip(TCP), [tcp_dport(25)], "DROP")]),
+    ], policy={"INPUT": "DROP", "FORWARD": "DROP"})
+    # Runs that codegen_set.c folds: a /32 blocklist, prefixes, a port list, source+port.
+    yield "fold", table({
+        "INPUT": [Rule(ipt_ip(src="198.51.100.%d" % i), [], "DROP") for i in range(1, 7)] +
+                 [Rule(ipt_ip(src=p), [], "DROP") for p in
+                  ("10.0.0.0/8", "10.1.0.0/16", "10.1.2.0/24", "172.16.0.0/12", "10.1.2.3")] +
+                 [Rule(ipt_ip(TCP), [tcp_dport(p)], "ACCEPT") for p in (22, 80, 443, 8080, 8443)] +
+                 [Rule(ipt_ip(UDP, src="192.0.2.%d" % i), [udp_dport(53)], "ACCEPT")
+                  for i in range(1, 5)],
+        "OUTPUT": [Rule(ipt_ip(dst="203.0.113.%d/32" % i), [], "RETURN") for i in range(4)],
+    })
+    # A realistic server firewall.
+    c = lambda text: ("comment", 0, xt_comment_info(text))
+    yield "server", table({
+        "INPUT": [
+            Rule(ipt_ip(i="lo"), [], "ACCEPT"),
+            Rule(ipt_ip(), [ctstate(ST_ESTABLISHED | ST_RELATED)], "ACCEPT"),
+            Rule(ipt_ip(), [ctstate(ST_INVALID)], "DROP"),
+            Rule(ipt_ip(TCP), [tcp_dport(22), ctstate(ST_NEW),
+                               ("limit", 0, xt_rateinfo(1, 60, 3)), c("ssh")], "ACCEPT"),
+            Rule(ipt_ip(TCP), [("multiport", 1, xt_multiport_v1(1, [80, 443]))], "ACCEPT"),
+            Rule(ipt_ip(ICMP), [("icmp", 0, ipt_icmp(8)), ("limit", 0, xt_rateinfo(1, 1, 5))],
+                 "ACCEPT"),
+            Rule(ipt_ip(), [("limit", 0, xt_rateinfo(5, 60, 5))], log("INPUT drop: ")),
+            Rule(ipt_ip(TCP), [], ("REJECT", 0, ipt_reject_info(7))),
+            Rule(ipt_ip(), [], ("REJECT", 0, ipt_reject_info(3))),
+        ],
+        "FORWARD": [Rule(ipt_ip(i="docker0", o="eth0"), [], "ACCEPT"),
+                    Rule(ipt_ip(), [("mark", 1, xt_mark_mtinfo1(0x2, 0x2))], "DROP")],
+    }, policy={"INPUT": "DROP", "FORWARD": "DROP"})
+
+
+def main():
+    out = sys.argv[1]
+    src = sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__),
+                                                            "../../../..")
+    helper = os.path.join(src, "net/bpfilter")
+    have = {f[4:-2] for f in os.listdir(helper) if f.startswith("ext_") and f.endswith(".c")}
+    rows = [r for r in EXTENSIONS if r[1].lower() in have]
+    # Every extension the helper has needs a row: scan its ext_*.c for the names it registers.
+    names = {r[1] for r in rows}
+    for f in sorted(have):
+        text = open(os.path.join(helper, "ext_%s.c" % f)).read()
+        for n in re.findall(r'\.name\s*=\s*"([^"]*)"', text):
+            if n not in names:
+                sys.exit("fuzz_seeds.py: ext_%s.c: no seed row for extension '%s'" % (f, n))
+    os.makedirs(out, exist_ok=True)
+    count = {}
+    all_rules = []
+    for kind, name, rev, ip, payload, _words in rows:
+        size = SIZES.get("%s/%d" % (name, rev), SIZES.get(name))
+        assert len(payload) == size, (name, rev, len(payload), size)
+        rule = row_rule(kind, name, rev, ip, payload)
+        count[(name, rev)] = count.get((name, rev), 0) + 1
+        fn = "ext-%s-r%d-%d" % (name, rev, count[(name, rev)])
+        with open(os.path.join(out, fn), "wb") as f:
+            f.write(table({"INPUT": [rule]}))
+        if count[(name, rev)] == 1:
+            all_rules.append(rule)
+    # The first row of each extension in one chain: a prologue that fetches everything.
+    tables = [("all-extensions", table({"INPUT": all_rules})),
+              ("all-extensions-bare", table({"INPUT": all_rules}, variant=V_BARE)),
+              ("all-extensions-segments", table({"INPUT": all_rules}, variant=V_SEGMENTS | V_SLOW))]
+    for fn, blob in tables + list(structural_tables()):
+        with open(os.path.join(out, fn), "wb") as f:
+            f.write(blob)
+    for name, rev in sorted(count):
+        print("%s/%d" % (name, rev))
+
+
+if __name__ == "__main__":
+    main()
