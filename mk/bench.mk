@@ -3,7 +3,10 @@
 #
 #   make bench-tools  -> build/bench/{bench-gen,bench-udp,bench-prog}
 #   make bench        full run (<= 20 min): rewrites docs/benchmarks.md + .png
-#   make bench-smoke  short run (< 60 s) that checks the tool works
+#   make bench-stateful  the stateful shape (issue 11) at 1, 1k, 10k rules,
+#                     21 rounds of 0.5 s (about 6 min): prints its report,
+#                     the figures of the README's benchmark section
+#   make bench-smoke  short run (about 2 min on 2 busy cores) that checks the tool works
 #
 # Both need root (network namespaces, BPF) and the helper + shim builds.
 
@@ -32,10 +35,13 @@ $(BENCH_OUT)/bench-prog: $(BENCH_SRC)/bench_prog.c $(BENCH_SRC)/shapes.c $(BENCH
 bench: helper shim bench-tools
 	bash $(BENCH_SRC)/bench.sh --full --out $(SRCTREE)/docs
 
+bench-stateful: helper shim bench-tools
+	bash $(BENCH_SRC)/bench.sh --full --shapes stateful --sizes "1 1000 10000" --runs 21 --secs 0.5
+
 bench-smoke: helper shim bench-tools
 	bash $(BENCH_SRC)/bench.sh --smoke
 
 bench-clean:
 	rm -rf $(BENCH_OUT)
 
-.PHONY: bench bench-smoke bench-tools bench-clean
+.PHONY: bench bench-stateful bench-smoke bench-tools bench-clean

@@ -27,7 +27,7 @@ apt-get update -q
 apt-get install -y -q --no-install-recommends \
 	build-essential clang llvm libclang-rt-14-dev pkg-config make git \
 	libelf-dev zlib1g-dev libmnl-dev \
-	iptables nftables iproute2 kmod cpio busybox-static \
+	iptables nftables ipset iproute2 kmod cpio busybox-static \
 	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
 	linux-source-6.1 bpftool dkms
 

@@ -6,7 +6,8 @@
  * /proc/net/ip_tables_names in every network namespace, tells the helper
  * when a namespace goes away, and holds conntrack on in the namespaces whose
  * table needs it, as ip_tables' conntrack and state matches do, and the
- * xt_recent lists of their recent matches (through bpfilter_kfunc.ko).
+ * checkentries of the xt matches the programs call (recent, owner, ...)
+ * through bpfilter_kfunc.ko.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -16,7 +17,6 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
-#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
@@ -123,75 +123,70 @@ static int bpfilter_ct_sync(struct net *net, bool want)
 	return 0;
 }
 
-/* Hold the recent lists the helper wrote to BPFILTER_RECENT_FILE (bpfilter.h): 0 or -errno. */
-static int bpfilter_recent_load(struct net *net)
+/* Hold the checkentries the helper wrote to BPFILTER_HOLDS_FILE (bpfilter.h): 0 or -errno. */
+static int bpfilter_holds_load(struct net *net)
 {
-	size_t max = BPFILTER_RECENT_MAX * sizeof(struct xt_recent_mtinfo_v1);
-	struct xt_recent_mtinfo_v1 *infos;
 	ssize_t n;
+	void *buf;
 	int err;
 
-	infos = kvmalloc(max, GFP_KERNEL);
-	if (!infos)
+	buf = kvmalloc(BPFILTER_HOLDS_MAX_SIZE, GFP_KERNEL);
+	if (!buf)
 		return -ENOMEM;
-	n = bpfilter_umh_read_state(&bpfilter.umh, BPFILTER_RECENT_FILE, infos, max);
-	if (n < 0)
-		err = n;
-	else if (n % sizeof(*infos))
-		err = -EIO;
-	else
-		err = bpfilter_recent_check(net, infos, n / sizeof(*infos));
-	kvfree(infos);
+	n = bpfilter_umh_read_state(&bpfilter.umh, BPFILTER_HOLDS_FILE, buf,
+				    BPFILTER_HOLDS_MAX_SIZE);
+	err = n < 0 ? n : bpfilter_holds_check(net, buf, n);
+	kvfree(buf);
 	return err;
 }
 
-/* One call to the helper, with the conntrack and recent protocols of
- * bpfilter.h: a table that needs conntrack or recent lists is put in force
+/* One call to the helper, with the conntrack and hold protocols of
+ * bpfilter.h: a table that needs conntrack or held matches is put in force
  * only while we hold them there, so a retry request makes us take the holds
  * and send the call again; after every reply the conntrack hold follows what
- * the table in force wants, and the recent lists of the table that is not
+ * the table in force wants, and the holds of the table that is not
  * in force are let go. No reply (a signal, a dead helper) leaves the holds
  * as they are: never drop what may be needed.
  */
 static int bpfilter_call(struct net *net, struct mbox_request *req)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
-	bool recent_held = false;
+	bool held = false;
 	int tries, err, ret;
 	u32 flags;
 
 	if (mutex_lock_interruptible(&bpfilter.ct_lock))
 		return -EINTR;
 	for (tries = 0; ; tries++) {
-		req->flags = BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_RECENT_CAPABLE |
+		req->flags = BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_HOLD_CAPABLE |
 			     (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0) |
-			     (recent_held ? BPFILTER_REQ_RECENT_HELD : 0);
+			     (held ? BPFILTER_REQ_HELD : 0);
 		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
 		if (flags == BPFILTER_UMH_NO_REPLY) {
-			if (recent_held)
-				bpfilter_recent_settle(net, BPFILTER_RECENT_KEEP);
+			if (held)
+				bpfilter_holds_settle(net, BPFILTER_HOLDS_KEEP);
 			break;
 		}
 		ret = bpfilter_ct_sync(net, flags & (BPFILTER_REPLY_CT_WANT |
 						     BPFILTER_REPLY_RETRY));
-		if (!ret && (flags & BPFILTER_REPLY_RECENT_CHECK)) {
-			ret = bpfilter_recent_load(net);
-			recent_held = !ret;
+		if (!ret && (flags & BPFILTER_REPLY_HOLD_CHECK)) {
+			ret = bpfilter_holds_load(net);
+			held = !ret;
 		}
 		if (!(flags & BPFILTER_REPLY_RETRY)) {
-			if (flags & BPFILTER_REPLY_RECENT_COMMIT)
-				bpfilter_recent_settle(net, BPFILTER_RECENT_COMMIT);
-			else if (recent_held)
-				bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
+			if (flags & BPFILTER_REPLY_HOLD_COMMIT)
+				bpfilter_holds_settle(net, BPFILTER_HOLDS_COMMIT);
+			else if (held)
+				bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 		/* checkentry's error, as ip_tables returns it; a second retry is a bug. */
 		if (ret || tries) {
 			err = ret ? ret : -EIO;
 			if (!ret)
-				pr_warn_ratelimited("the helper asked twice for conntrack or recent lists\n");
+				pr_warn_ratelimited("the helper asked twice for conntrack or holds\n");
 			bpfilter_ct_sync(net, false);
-			bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
+			bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 	}
@@ -288,7 +283,7 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_ct_sync(net, false);
-	bpfilter_recent_settle(net, BPFILTER_RECENT_RELEASE);
+	bpfilter_holds_settle(net, BPFILTER_HOLDS_RELEASE);
 	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */
 	if (READ_ONCE(bpfilter.unloading))

@@ -24,17 +24,24 @@
  *	namespace's listener on that group, if any. Returns 0, or -EINVAL if
  *	@info__sz is not that size.
  *
- *   int bpfilter_recent(struct bpf_nf_ctx *ctx, const void *info, u32 info__sz)
- *	xt_recent's recent_mt() itself for ctx->skb, with @info a struct
- *	xt_recent_mtinfo_v1 of @info__sz bytes, when we hold a list of that
- *	name in ctx->state->net (bpfilter_recent_check()). Returns 1 if the
- *	match holds, 0 if not, 2 if recent_mt() set hotdrop, -ENOENT if no
- *	such list is held, -EINVAL for a bad @info; the program drops the
- *	packet on anything but 0 and 1.
+ *   int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
+ *	The match function of an xt match whose checkentry we hold (hold @id
+ *	in ctx->state->net, bpfilter_holds_check()) for ctx->skb, with the
+ *	matchinfo its checkentry left and the param ipt_do_table() gives it,
+ *	bottom halves off. Returns 1 if the match holds, 0 if not, 2 if it set
+ *	hotdrop, -ENOENT if no such hold; the program drops the packet on
+ *	anything but 0 and 1.
  *
- * The recent lists are xt_recent's own (its /proc/net/xt_recent files and
- * module parameters included): bpfilter.ko runs its checkentry and destroy
- * through bpfilter_recent_check() and bpfilter_recent_settle() (kfunc.h).
+ *   u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
+ *	xt_addrtype's question to the routing tables: inet_dev_addr_type() of
+ *	@addr (network order) in ctx->state->net, limited to no device
+ *	(@iface 0), ctx->state->in (1) or ctx->state->out (2). Returns the
+ *	RTN_* type; the program tests it against the rule's type masks.
+ *
+ * The matches run this way keep their state in the kernel, as with
+ * ip_tables (xt_recent's lists and /proc files, xt_owner's credential
+ * checks): bpfilter.ko runs their checkentry and destroy through
+ * bpfilter_holds_check() and bpfilter_holds_settle() (kfunc.h).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,38 +55,47 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_NFLOG.h>
-#include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
-#include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/xarray.h>
+#include <net/ip.h>
+#include <net/route.h>
 #include <net/netfilter/ipv4/nf_reject.h>
 #include <net/netfilter/nf_log.h>
 
+#include "../../include/uapi/linux/bpfilter.h"
 #include "kfunc.h"
 
-/* One checkentry of xt_recent (revision 1) that we hold in @net, as one
- * rule's recent match holds its list with ip_tables: the list lives while
- * some hold of its name does.
+/* One checkentry of an xt match that we hold in @net, as one rule's match
+ * holds its state with ip_tables, from checkentry to destroy.
  */
-struct recent_hold {
-	struct list_head list;		/* recent_holds: RCU for the kfunc */
+struct xt_hold {
+	struct list_head list;		/* xt_holds */
 	struct list_head gone;		/* on the way to destroy */
 	struct net *net;
-	const struct xt_match *match;	/* xt_recent's, its module held */
+	unsigned long key;		/* in xt_hold_ids: RCU for the kfunc */
+	const struct xt_match *match;	/* its module held */
 	bool pending;			/* of the table being put in force */
-	struct xt_recent_mtinfo_v1 info;
+	u8 data[] __aligned(8);		/* the matchinfo */
 };
 
-static LIST_HEAD(recent_holds);
-static DEFINE_MUTEX(recent_mutex);
+static LIST_HEAD(xt_holds);
+static DEFINE_XARRAY(xt_hold_ids);
+static DEFINE_MUTEX(xt_holds_mutex);
 
-static void recent_destroy(struct recent_hold *h)
+/* A hold's key: ids are the helper's, unique within one namespace. */
+static unsigned long xt_hold_key(const struct net *net, u32 id)
+{
+	return (unsigned long)net->ns.inum << 32 | id;
+}
+
+static void xt_hold_destroy(struct xt_hold *h)
 {
 	struct xt_mtdtor_param par = {
 		.net = h->net,
 		.match = h->match,
-		.matchinfo = &h->info,
+		.matchinfo = h->data,
 		.family = NFPROTO_IPV4,
 	};
 
@@ -89,83 +105,115 @@ static void recent_destroy(struct recent_hold *h)
 	kfree(h);
 }
 
-void bpfilter_recent_settle(struct net *net, enum bpfilter_recent_outcome how)
+void bpfilter_holds_settle(struct net *net, enum bpfilter_holds_outcome how)
 {
-	struct recent_hold *h, *n;
+	struct xt_hold *h, *n;
 	LIST_HEAD(gone);
 
-	mutex_lock(&recent_mutex);
-	list_for_each_entry_safe(h, n, &recent_holds, list) {
+	mutex_lock(&xt_holds_mutex);
+	list_for_each_entry_safe(h, n, &xt_holds, list) {
 		if (h->net != net)
 			continue;
-		if (how == BPFILTER_RECENT_RELEASE ||
-		    (how == BPFILTER_RECENT_COMMIT && !h->pending) ||
-		    (how == BPFILTER_RECENT_ABORT && h->pending)) {
-			list_del_rcu(&h->list);
+		if (how == BPFILTER_HOLDS_RELEASE ||
+		    (how == BPFILTER_HOLDS_COMMIT && !h->pending) ||
+		    (how == BPFILTER_HOLDS_ABORT && h->pending)) {
+			xa_erase(&xt_hold_ids, h->key);
+			list_del(&h->list);
 			list_add_tail(&h->gone, &gone);
 		} else {
 			h->pending = false;
 		}
 	}
-	mutex_unlock(&recent_mutex);
+	mutex_unlock(&xt_holds_mutex);
 	if (list_empty(&gone))
 		return;
-	/* No program still runs recent_mt() on a list we are about to let go. */
+	/* No program still runs a match on a hold we are about to destroy. */
 	synchronize_rcu();
 	list_for_each_entry_safe(h, n, &gone, gone)
-		recent_destroy(h);
+		xt_hold_destroy(h);
 }
-EXPORT_SYMBOL_GPL(bpfilter_recent_settle);
+EXPORT_SYMBOL_GPL(bpfilter_holds_settle);
 
-int bpfilter_recent_check(struct net *net, const struct xt_recent_mtinfo_v1 *infos,
-			  unsigned int n)
+/* xt_check_match()'s size check and the match's checkentry, for one record: 0 or -errno. */
+static int xt_hold_one(struct net *net, const struct bpfilter_hold *rec)
 {
 	struct xt_mtchk_param par = {
 		.net = net,
 		.table = "filter",
+		.entryinfo = rec->entry,
+		.hook_mask = rec->hook_mask,
 		.family = NFPROTO_IPV4,
 	};
+	char name[sizeof(rec->name)];
 	struct xt_match *m;
-	struct recent_hold *h;
-	unsigned int i;
-	int err = 0;
+	struct xt_hold *h;
+	int err;
 
-	bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
-	for (i = 0; i < n && !err; i++) {
-		/* Loads xt_recent (ipt_recent) on first use, as iptables would. */
-		m = xt_request_find_match(NFPROTO_IPV4, "recent", 1);
-		if (IS_ERR(m)) {
-			err = PTR_ERR(m);
-			break;
-		}
-		h = kzalloc(sizeof(*h), GFP_KERNEL);
-		if (!h) {
-			module_put(m->me);
-			err = -ENOMEM;
-			break;
-		}
-		h->net = net;
-		h->match = m;
-		h->pending = true;
-		h->info = infos[i];
-		h->info.name[sizeof(h->info.name) - 1] = '\0';
-		par.match = m;
-		par.matchinfo = &h->info;
-		err = m->checkentry ? m->checkentry(&par) : 0;
-		if (err) {
-			module_put(m->me);
-			kfree(h);
-			break;
-		}
-		mutex_lock(&recent_mutex);
-		list_add_tail_rcu(&h->list, &recent_holds);
-		mutex_unlock(&recent_mutex);
-	}
+	strscpy(name, rec->name, sizeof(name));
+	/* Loads the match's module on first use, as iptables would. */
+	m = xt_request_find_match(NFPROTO_IPV4, name, rec->revision);
+	if (IS_ERR(m))
+		return PTR_ERR(m);
+	err = -EINVAL;
+	if (XT_ALIGN(m->matchsize) != rec->size)
+		goto put;
+	err = -ENOMEM;
+	h = kzalloc(struct_size(h, data, rec->size), GFP_KERNEL);
+	if (!h)
+		goto put;
+	h->net = net;
+	h->match = m;
+	h->pending = true;
+	h->key = xt_hold_key(net, rec->id);
+	memcpy(h->data, rec + 1, rec->size);
+	par.match = m;
+	par.matchinfo = h->data;
+	err = m->checkentry ? m->checkentry(&par) : 0;
+	if (err > 0)
+		err = -EIO;	/* as xt_check_match() flags it */
 	if (err)
-		bpfilter_recent_settle(net, BPFILTER_RECENT_ABORT);
+		goto free;
+	mutex_lock(&xt_holds_mutex);
+	err = xa_insert(&xt_hold_ids, h->key, h, GFP_KERNEL);
+	if (!err)
+		list_add_tail(&h->list, &xt_holds);
+	mutex_unlock(&xt_holds_mutex);
+	if (!err)
+		return 0;
+	/* A duplicate id: the helper's bug; undo the checkentry. */
+	h->match = m;
+	xt_hold_destroy(h);
+	return err;
+free:
+	kfree(h);
+put:
+	module_put(m->me);
 	return err;
 }
-EXPORT_SYMBOL_GPL(bpfilter_recent_check);
+
+int bpfilter_holds_check(struct net *net, const void *buf, size_t len)
+{
+	const struct bpfilter_hold *rec;
+	unsigned int n = 0;
+	size_t off = 0;
+	int err = 0;
+
+	bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+	while (off < len && !err) {
+		rec = buf + off;
+		if (len - off < sizeof(*rec) || rec->size > len - off - sizeof(*rec) ||
+		    rec->size % 8 || ++n > BPFILTER_HOLDS_MAX) {
+			err = -EIO;
+			break;
+		}
+		err = xt_hold_one(net, rec);
+		off += sizeof(*rec) + rec->size;
+	}
+	if (err)
+		bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+	return err;
+}
+EXPORT_SYMBOL_GPL(bpfilter_holds_check);
 
 /* Kernels without BTF_KFUNCS_START (6.1) have no BPF netfilter programs
  * either: nothing to offer, and the helper finds no kfunc to call.
@@ -239,36 +287,42 @@ __bpf_kfunc int bpfilter_nflog(struct bpf_nf_ctx *ctx, const void *info, u32 inf
 	return 0;
 }
 
-/* Under rcu_read_lock(). */
-static const struct recent_hold *recent_find(const struct net *net, const char *name)
+__bpf_kfunc int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
 {
-	const struct recent_hold *h;
-
-	list_for_each_entry_rcu(h, &recent_holds, list)
-		if (h->net == net && !strcmp(h->info.name, name))
-			return h;
-	return NULL;
-}
-
-__bpf_kfunc int bpfilter_recent(struct bpf_nf_ctx *ctx, const void *info, u32 info__sz)
-{
-	const struct xt_recent_mtinfo_v1 *ri = info;
-	struct xt_action_param par = { .matchinfo = info, .state = ctx->state };
-	const struct recent_hold *h;
+	const struct nf_hook_state *state = ctx->state;
+	struct xt_action_param par = { .state = state };
+	struct sk_buff *skb = ctx->skb;
+	const struct xt_hold *h;
 	bool ret;
 
-	if (info__sz != sizeof(*ri) || strnlen(ri->name, sizeof(ri->name)) == sizeof(ri->name))
-		return -EINVAL;
 	rcu_read_lock();
-	h = recent_find(ctx->state->net, ri->name);
+	h = xa_load(&xt_hold_ids, xt_hold_key(state->net, id));
 	if (!h) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
 	par.match = h->match;
-	ret = h->match->match(ctx->skb, &par);
+	par.matchinfo = h->data;
+	par.thoff = ip_hdrlen(skb);
+	par.fragoff = ntohs(ip_hdr(skb)->frag_off) & IP_OFFSET;
+	/* ipt_do_table() runs its matches with bottom halves off. */
+	local_bh_disable();
+	ret = h->match->match(skb, &par);
+	local_bh_enable();
 	rcu_read_unlock();
 	return par.hotdrop ? 2 : ret;
+}
+
+__bpf_kfunc u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
+{
+	const struct nf_hook_state *state = ctx->state;
+	const struct net_device *dev = NULL;
+
+	if (iface == 1)
+		dev = state->in;
+	else if (iface == 2)
+		dev = state->out;
+	return inet_dev_addr_type(state->net, dev, (__force __be32)addr);
 }
 
 __bpf_kfunc_end_defs();
@@ -277,7 +331,8 @@ BTF_KFUNCS_START(bpfilter_kfunc_ids)
 BTF_ID_FLAGS(func, bpfilter_reject)
 BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_nflog)
-BTF_ID_FLAGS(func, bpfilter_recent)
+BTF_ID_FLAGS(func, bpfilter_xt_match)
+BTF_ID_FLAGS(func, bpfilter_addrtype)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 
 static const struct btf_kfunc_id_set bpfilter_kfunc_set = {
@@ -357,11 +412,11 @@ static int __init bpfilter_kfunc_init(void)
 static void __exit bpfilter_kfunc_exit(void)
 {
 	/* bpfilter.ko, which settles every hold, is gone: nothing is left. */
-	WARN_ON(!list_empty(&recent_holds));
+	WARN_ON(!list_empty(&xt_holds));
 	bpfilter_kfunc_release();
 }
 
 module_init(bpfilter_kfunc_init);
 module_exit(bpfilter_kfunc_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("kfuncs of bpfilter's BPF netfilter programs (REJECT, LOG, NFLOG, recent)");
+MODULE_DESCRIPTION("kfuncs of bpfilter's BPF netfilter programs (REJECT, LOG, NFLOG, xt matches, addrtype)");

@@ -3,6 +3,7 @@
  * Kernel layout discovery through vmlinux BTF, with libbpf's BTF API.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,10 +18,11 @@
 /*
  * Find member @name of the struct or union @t, looking into anonymous
  * struct/union members too (sk_buff nests most of its fields in them).
- * Adds the member's byte offset to *off. Returns 0 or -ENOENT.
+ * Adds the member's bit offset to *bitoff and sets *bits to its bitfield
+ * size (0: not a bitfield). Returns 0 or -ENOENT.
  */
-static int find_member(const struct btf *btf, const struct btf_type *t,
-		       const char *name, uint32_t *off, uint32_t *type_id, int depth);
+static int find_member(const struct btf *btf, const struct btf_type *t, const char *name,
+		       uint32_t *bitoff, uint32_t *bits, uint32_t *type_id, int depth);
 
 /* The struct or union type @id stands for, through modifiers and typedefs. */
 static const struct btf_type *resolve(const struct btf *btf, uint32_t id, uint32_t *out)
@@ -45,7 +47,7 @@ static int path_off(const struct btf *btf, const char *sname, const char *path,
 {
 	char comp[64];
 	const struct btf_type *t;
-	uint32_t off = 0, type_id;
+	uint32_t off = 0, bits, type_id;
 	int32_t id;
 
 	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
@@ -58,14 +60,14 @@ static int path_off(const struct btf *btf, const char *sname, const char *path,
 			return -ENOENT;
 		memcpy(comp, path, len);
 		comp[len] = '\0';
-		if (find_member(btf, t, comp, &off, &type_id, 0))
+		if (find_member(btf, t, comp, &off, &bits, &type_id, 0) || bits || off % 8)
 			return -ENOENT;
 		t = resolve(btf, type_id, NULL);
 		path = dot ? dot + 1 : path + len;
 	}
 	if (!t)
 		return -ENOENT;
-	*out = off;
+	*out = off / 8;
 	return 0;
 }
 
@@ -104,6 +106,9 @@ static void ct_layout_load(struct btf *vmlinux, struct btf_info *bi)
 	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.u3", &bi->tuple_dst_u3);
 	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.u", &bi->tuple_dst_port);
 	err = err ?: path_off(btf, "nf_conntrack_tuple", "dst.protonum", &bi->tuple_protonum);
+	/* Only with CONFIG_NF_CONNTRACK_MARK; connmark needs it. */
+	if (path_off(btf, "nf_conn", "mark", &bi->ct_mark))
+		bi->ct_mark = 0;
 	bi->ct_tuple = th + tuple;
 	bi->ct_tuple_stride = struct_size(btf, "nf_conntrack_tuple_hash");
 	bi->ct_tuple_size = struct_size(btf, "nf_conntrack_tuple");
@@ -143,7 +148,8 @@ static void module_kfuncs_none(struct btf_info *bi)
 	bi->kf_reject = -1;
 	bi->kf_log = -1;
 	bi->kf_nflog = -1;
-	bi->kf_recent = -1;
+	bi->kf_xt_match = -1;
+	bi->kf_addrtype = -1;
 }
 
 /* bpfilter_kfunc.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
@@ -159,7 +165,8 @@ static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 		bi->kf_reject = btf__find_by_name_kind(mod, "bpfilter_reject", BTF_KIND_FUNC);
 		bi->kf_log = btf__find_by_name_kind(mod, "bpfilter_log", BTF_KIND_FUNC);
 		bi->kf_nflog = btf__find_by_name_kind(mod, "bpfilter_nflog", BTF_KIND_FUNC);
-		bi->kf_recent = btf__find_by_name_kind(mod, "bpfilter_recent", BTF_KIND_FUNC);
+		bi->kf_xt_match = btf__find_by_name_kind(mod, "bpfilter_xt_match", BTF_KIND_FUNC);
+		bi->kf_addrtype = btf__find_by_name_kind(mod, "bpfilter_addrtype", BTF_KIND_FUNC);
 	}
 	btf__free(mod);
 }
@@ -178,8 +185,8 @@ void btf_info_free(struct btf_info *bi)
 	module_kfuncs_none(bi);
 }
 
-static int find_member(const struct btf *btf, const struct btf_type *t,
-		       const char *name, uint32_t *off, uint32_t *type_id, int depth)
+static int find_member(const struct btf *btf, const struct btf_type *t, const char *name,
+		       uint32_t *bitoff, uint32_t *bits, uint32_t *type_id, int depth)
 {
 	const struct btf_member *m = btf_members(t);
 	uint16_t i, n = btf_vlen(t);
@@ -187,54 +194,92 @@ static int find_member(const struct btf *btf, const struct btf_type *t,
 	if (depth > 8)
 		return -ENOENT;
 	for (i = 0; i < n; i++, m++) {
-		uint32_t bitoff = btf_member_bit_offset(t, i);
+		uint32_t moff = btf_member_bit_offset(t, i);
 		const char *mname = btf__name_by_offset(btf, m->name_off);
 		const struct btf_type *mt;
+		uint32_t sub;
 
 		if (mname && mname[0]) {
 			if (strcmp(mname, name))
 				continue;
-			/* Bitfields are not what the generator loads. */
-			if (bitoff % 8 || btf_member_bitfield_size(t, i))
-				return -ENOENT;
-			*off += bitoff / 8;
+			*bitoff += moff;
+			*bits = btf_member_bitfield_size(t, i);
 			if (type_id)
 				*type_id = m->type;
 			return 0;
 		}
 		mt = resolve(btf, m->type, NULL);
-		if (!mt || !btf_is_composite(mt) || bitoff % 8)
+		if (!mt || !btf_is_composite(mt))
 			continue;
-		uint32_t sub = *off + bitoff / 8;
-
-		if (!find_member(btf, mt, name, &sub, type_id, depth + 1)) {
-			*off = sub;
+		sub = *bitoff + moff;
+		if (!find_member(btf, mt, name, &sub, bits, type_id, depth + 1)) {
+			*bitoff = sub;
 			return 0;
 		}
 	}
 	return -ENOENT;
 }
 
-/* Byte offset of @member in struct @sname; 0 or -ENOENT. */
+/* Bit offset and bitfield size (0: none) of @member in struct @sname; 0 or -ENOENT. */
+static int member_bits(const struct btf *btf, const char *sname, const char *member,
+		       uint32_t *bitoff, uint32_t *bits)
+{
+	const struct btf_type *t;
+	int32_t id;
+
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	t = id < 0 ? NULL : btf__type_by_id(btf, id);
+	if (!t)
+		return -ENOENT;
+	*bitoff = 0;
+	return find_member(btf, t, member, bitoff, bits, NULL, 0);
+}
+
+/* Byte offset of @member, not a bitfield, in struct @sname; 0 or -ENOENT. */
 static int member_off(const struct btf *btf, const char *sname,
 		      const char *member, uint32_t *out)
 {
-	const struct btf_type *t;
-	uint32_t off = 0;
-	int32_t id;
-	int err;
+	uint32_t bitoff, bits;
 
-	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
-	if (id < 0)
+	if (member_bits(btf, sname, member, &bitoff, &bits) || bits || bitoff % 8)
 		return -ENOENT;
-	t = btf__type_by_id(btf, id);
-	if (!t)
-		return -ENOENT;
-	err = find_member(btf, t, member, &off, NULL, 0);
-	if (err)
-		return err;
-	*out = off;
+	*out = bitoff / 8;
 	return 0;
+}
+
+/*
+ * The members extension matches read (btf.h): each is 0 when this kernel
+ * lacks it, and the match that needs it refuses its rules.
+ */
+static void ext_fields_load(const struct btf *btf, struct btf_info *bi)
+{
+	static const struct {
+		const char *sname, *member;
+		size_t at;
+	} fields[] = {
+		{ "sk_buff", "dev", offsetof(struct btf_info, skb_dev) },
+		{ "sk_buff", "head", offsetof(struct btf_info, skb_head) },
+		{ "sk_buff", "mac_header", offsetof(struct btf_info, skb_mac_header) },
+		{ "sk_buff", "network_header", offsetof(struct btf_info, skb_network_header) },
+		{ "sk_buff", "_skb_refdst", offsetof(struct btf_info, skb_refdst) },
+		{ "net_device", "type", offsetof(struct btf_info, netdev_type) },
+		{ "net_device", "group", offsetof(struct btf_info, netdev_group) },
+		{ "dst_entry", "tclassid", offsetof(struct btf_info, dst_tclassid) },
+	};
+	uint32_t bitoff, bits;
+	size_t i;
+
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (member_off(btf, fields[i].sname, fields[i].member,
+			       (uint32_t *)((char *)bi + fields[i].at)))
+			*(uint32_t *)((char *)bi + fields[i].at) = 0;
+	/* A 3-bit field: one byte holds it (the verifier lets a program load that byte). */
+	if (!member_bits(btf, "sk_buff", "pkt_type", &bitoff, &bits) && bits &&
+	    bitoff % 8 + bits <= 8) {
+		bi->skb_pkt_type = bitoff / 8;
+		bi->skb_pkt_type_shift = bitoff % 8;
+		bi->skb_pkt_type_mask = (1u << bits) - 1;
+	}
 }
 
 int btf_info_load(struct btf_info *bi)
@@ -281,6 +326,7 @@ int btf_info_load(struct btf_info *bi)
 	if (!err && member_off(btf, "sk_buff", "_nfct", &bi->skb_nfct))
 		bi->skb_nfct = 0;
 	if (!err) {
+		ext_fields_load(btf, bi);
 		ct_layout_load(btf, bi);
 		module_kfuncs_load(btf, bi);
 		bi->hz = btf_kernel_hz();

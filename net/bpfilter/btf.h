@@ -32,6 +32,18 @@ struct btf_info {
 	uint32_t skb_data;		/* struct sk_buff.data */
 	uint32_t skb_mark;		/* struct sk_buff.mark */
 	uint32_t skb_nfct;		/* struct sk_buff._nfct, 0 without conntrack */
+	/* Read by extension matches; 0 where this kernel lacks the member. */
+	uint32_t skb_dev;		/* struct sk_buff.dev */
+	uint32_t skb_head;		/* struct sk_buff.head */
+	uint32_t skb_mac_header;	/* struct sk_buff.mac_header, u16 */
+	uint32_t skb_network_header;	/* struct sk_buff.network_header, u16 */
+	uint32_t skb_refdst;		/* struct sk_buff._skb_refdst */
+	uint32_t skb_pkt_type;		/* byte holding the bitfield sk_buff.pkt_type, */
+	uint32_t skb_pkt_type_shift;	/* ... its lowest bit in that byte */
+	uint32_t skb_pkt_type_mask;	/* ... and its mask once shifted down */
+	uint32_t netdev_type;		/* struct net_device.type, u16 (ARPHRD_*) */
+	uint32_t netdev_group;		/* struct net_device.group */
+	uint32_t dst_tclassid;		/* struct dst_entry.tclassid (CONFIG_IP_ROUTE_CLASSID) */
 	/*
 	 * struct nf_conn, from vmlinux or the nf_conntrack module's BTF (the
 	 * conntrack match options that read the entry); ct_ok if found.
@@ -47,6 +59,7 @@ struct btf_info {
 	uint32_t tuple_dst_u3;		/* dst.u3 */
 	uint32_t tuple_dst_port;	/* dst.u.all */
 	uint32_t tuple_protonum;	/* dst.protonum */
+	uint32_t ct_mark;		/* nf_conn.mark, 0 without CONFIG_NF_CONNTRACK_MARK */
 	uint32_t hz;			/* the kernel's HZ ($BPFILTER_HZ), 0 if unknown */
 	/*
 	 * bpfilter.ko's kfuncs (bpfilter_kfunc.c), in its module BTF: ids, or
@@ -56,7 +69,8 @@ struct btf_info {
 	int32_t kf_reject;
 	int32_t kf_log;
 	int32_t kf_nflog;
-	int32_t kf_recent;
+	int32_t kf_xt_match;
+	int32_t kf_addrtype;
 	int mod_btf_fd;
 	bool loaded;
 };

@@ -327,6 +327,22 @@ void cg_ld_ctx(struct codegen *cg, int reg)
 	cg_emit(cg, CG_LDX(BPF_DW, reg, BPF_REG_10, CG_STK_CTX));
 }
 
+void cg_ld_skb(struct codegen *cg, int reg)
+{
+	cg_ld_ctx(cg, reg);
+	cg_emit(cg, CG_LDX(BPF_DW, reg, reg, cg->bi->nf_ctx_skb));
+}
+
+void cg_probe_read(struct codegen *cg, int dst, uint32_t len)
+{
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_PKT));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, dst));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, len));
+	cg_call_helper(cg, BPF_FUNC_probe_read_kernel);
+	/* The object is held by the packet: a failed read is a bug; fail closed. */
+	cg_drop_if(cg, BPF_REG_0, true);
+}
+
 void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size)
 {
 	uint32_t i;
@@ -444,8 +460,7 @@ static void call_dynptr_read(struct codegen *cg, int dst)
 /* A dynptr over the skb at CG_STK_DYNPTR, or NF_DROP: it cannot fail for a packet at these hooks. */
 static void gen_dynptr_from_skb(struct codegen *cg)
 {
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, cg->bi->nf_ctx_skb));
+	cg_ld_skb(cg, BPF_REG_1);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 0));
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_10));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_STK_DYNPTR));
@@ -670,17 +685,23 @@ static void gen_ct_state(struct codegen *cg)
 	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_5, CG_OFF_CTSTATE));
 }
 
+void cg_probe_u32_masked(struct codegen *cg, uint32_t mask, uint32_t value, uint32_t invert)
+{
+	uint32_t hit = cg_new_label(cg);
+
+	cg_probe_read(cg, CG_OFF_KARG, 4);
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_KARG));
+	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, mask));
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, value, 0), hit);
+	cg_result(cg, hit, invert != 1, invert != 0);
+}
+
 /* bpf_probe_read_kernel(scratch + @dst, @len, ct + @off), ct at CG_STK_CT; drop if it fails. */
 static void gen_ct_read(struct codegen *cg, int dst, uint32_t len, uint32_t off)
 {
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_PKT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, dst));
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, len));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_10, CG_STK_CT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, off));
-	cg_call_helper(cg, BPF_FUNC_probe_read_kernel);
-	/* The entry holds a reference from the skb: a failed read is a bug; fail closed. */
-	cg_drop_if(cg, BPF_REG_0, true);
+	cg_probe_read(cg, dst, len);
 }
 
 /*
@@ -813,8 +834,7 @@ static void gen_prologue(struct codegen *cg)
 	 * these hooks) and skb_headlen() let gen_read_header() read linear
 	 * headers without a call.
 	 */
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_1, bi->nf_ctx_skb));
+	cg_ld_skb(cg, BPF_REG_1);
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_2, BPF_REG_1, bi->skb_len));
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_2, CG_OFF_SKBLEN));
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, BPF_REG_1, bi->skb_data_len));

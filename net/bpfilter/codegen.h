@@ -67,7 +67,7 @@ struct match;
 #define CG_OFF_CTSTATUS	216	/* u64: nf_conn.status */
 #define CG_OFF_CTEXPIRES 224	/* u64: nf_ct_expires() / HZ, in seconds */
 #define CG_OFF_CTTUPLE	232	/* 2 x 40 bytes: tuplehash[dir].tuple, ORIGINAL then REPLY */
-#define CG_OFF_KARG	312	/* memory an extension passes to a kfunc (xt_recent_mtinfo_v1) */
+#define CG_OFF_KARG	312	/* a match's own bytes: kfunc arguments, kernel memory it reads */
 #define CG_KARG_SIZE	232
 #define CG_SCRATCH_SIZE	544
 
@@ -397,6 +397,19 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
 /* Load the program's context (struct bpf_nf_ctx *) into @reg. */
 void cg_ld_ctx(struct codegen *cg, int reg);
+/* Load the packet's struct sk_buff * (ctx->skb, BTF-typed) into @reg. */
+void cg_ld_skb(struct codegen *cg, int reg);
+/*
+ * Copy @len bytes of kernel memory at the address in r3 to scratch + @dst
+ * (bpf_probe_read_kernel()); NF_DROP if the read fails. Clobbers r0-r5.
+ */
+void cg_probe_read(struct codegen *cg, int dst, uint32_t len);
+/*
+ * Read the u32 at the kernel address in r3 (NF_DROP if that fails) and fail
+ * the rule unless ((it & @mask) == @value) ^ @invert, the C expression of
+ * xt_mark and its kin, with their raw invert value: only 0 and 1 invert.
+ */
+void cg_probe_u32_masked(struct codegen *cg, uint32_t mask, uint32_t value, uint32_t invert);
 /* Call kfunc @btf_id as f(ctx, copy of @mem, @size): at most CG_KARG_SIZE bytes, a multiple of 4. */
 void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size);
 /* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */

@@ -11,11 +11,11 @@
 #include "context.h"
 #include "match.h"
 
-static int ah_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int ah_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct ipt_ah *ah = data;
 
-	(void)ip;
+	(void)e;
 	if (ah->invflags & ~IPT_AH_INV_MASK) {
 		bf_dbg(ctx, "match 'ah': unknown invflags 0x%x", ah->invflags);
 		return -EINVAL;

@@ -11,12 +11,12 @@
 #include "match.h"
 
 /* cpu_mt_check(): invert is 0 or 1. */
-static int cpu_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int cpu_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_cpu_info *info = data;
 
 	(void)ctx;
-	(void)ip;
+	(void)e;
 	return info->invert & ~1u ? -EINVAL : 0;
 }
 

@@ -10,11 +10,11 @@
 #include "context.h"
 #include "match.h"
 
-static int dscp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int dscp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_dscp_info *info = data;
 
-	(void)ip;
+	(void)e;
 	if (info->dscp > XT_DSCP_MAX) {
 		bf_dbg(ctx, "match 'dscp': dscp %u out of range", info->dscp);
 		return -EDOM;

@@ -11,11 +11,11 @@
 #include "context.h"
 #include "match.h"
 
-static int esp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int esp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_esp *esp = data;
 
-	(void)ip;
+	(void)e;
 	if (esp->invflags & ~XT_ESP_INV_MASK) {
 		bf_dbg(ctx, "match 'esp': unknown invflags 0x%x", esp->invflags);
 		return -EINVAL;

@@ -44,11 +44,11 @@ static int icmp_gen(struct codegen *cg, const struct rule *rule, const struct ma
 	return cg->err;
 }
 
-static int icmp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int icmp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct ipt_icmp *icmp = data;
 
-	(void)ip;
+	(void)e;
 	if (icmp->invflags & ~IPT_ICMP_INV) {
 		bf_dbg(ctx, "match 'icmp': unknown invflags 0x%x", icmp->invflags);
 		return -EINVAL;

@@ -53,12 +53,12 @@ static uint32_t user2credits(uint32_t user, uint32_t hz)
  * Credits are counted in HZ jiffies: without the kernel's HZ (no module)
  * the check cannot be made, and the rule is refused.
  */
-static int limit_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int limit_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_rateinfo *r = data;
 	uint32_t hz = btf_kernel_hz();
 
-	(void)ip;
+	(void)e;
 	if (!hz) {
 		bf_warn(ctx, "match 'limit': the kernel's HZ is unknown: refused");
 		return -EOPNOTSUPP;

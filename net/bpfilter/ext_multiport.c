@@ -26,14 +26,14 @@ static bool multiport_valid_ranges(const struct xt_multiport_v1 *mp)
 }
 
 /* multiport_mt_check(): one EINVAL for every way the payload or the entry is wrong. */
-static int multiport_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int multiport_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_multiport_v1 *mp = data;
-	bool proto = ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP ||
-		     ip->proto == IPPROTO_UDPLITE || ip->proto == IPPROTO_SCTP ||
-		     ip->proto == IPPROTO_DCCP;
+	bool proto = e->ip.proto == IPPROTO_TCP || e->ip.proto == IPPROTO_UDP ||
+		     e->ip.proto == IPPROTO_UDPLITE || e->ip.proto == IPPROTO_SCTP ||
+		     e->ip.proto == IPPROTO_DCCP;
 
-	if (!proto || (ip->invflags & XT_INV_PROTO)) {
+	if (!proto || (e->ip.invflags & XT_INV_PROTO)) {
 		bf_dbg(ctx, "match 'multiport': needs -p tcp, udp, udplite, sctp or dccp");
 		return -EINVAL;
 	}

@@ -23,12 +23,12 @@
 #define NTH_CAS_TRIES	8
 
 /* statistic_mt_check(): a known mode and flags. */
-static int statistic_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int statistic_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_statistic_info *info = data;
 
 	(void)ctx;
-	(void)ip;
+	(void)e;
 	if (info->mode > XT_STATISTIC_MODE_MAX || info->flags & ~XT_STATISTIC_MASK)
 		return -EINVAL;
 	return 0;

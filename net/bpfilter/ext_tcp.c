@@ -56,11 +56,11 @@ static uint32_t tcp_needs(const void *data)
 	return CG_NEED_L4 | (tcp->option ? CG_NEED_TCPOPT : 0);
 }
 
-static int tcp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int tcp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_tcp *tcp = data;
 
-	(void)ip;
+	(void)e;
 	if (tcp->invflags & ~XT_TCP_INV_MASK) {
 		bf_dbg(ctx, "match 'tcp': unknown invflags 0x%x", tcp->invflags);
 		return -EINVAL;

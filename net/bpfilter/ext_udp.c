@@ -23,11 +23,11 @@ static int udp_gen(struct codegen *cg, const struct rule *rule, const struct mat
 	return cg->err;
 }
 
-static int udp_check(struct context *ctx, const struct ipt_ip *ip, const void *data)
+static int udp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
 {
 	const struct xt_udp *udp = data;
 
-	(void)ip;
+	(void)e;
 	if (udp->invflags & ~XT_UDP_INV_MASK) {
 		bf_dbg(ctx, "match 'udp': unknown invflags 0x%x", udp->invflags);
 		return -EINVAL;

@@ -8,24 +8,24 @@
 #ifndef _NET_BPFILTER_KFUNC_H
 #define _NET_BPFILTER_KFUNC_H
 
+#include <linux/types.h>
+
 struct net;
-struct xt_recent_mtinfo_v1;
 
-/* xt_recent's checkentry for each of @infos in @net, held as the pending set
- * (an earlier pending set is dropped first): 0, or checkentry's -errno with
- * nothing held.
+/* The checkentries of the struct bpfilter_hold records in @buf (@len bytes,
+ * bpfilter.h) in @net, held as the pending set (an earlier pending set is
+ * dropped first): 0, or the first checkentry's -errno with nothing held.
  */
-int bpfilter_recent_check(struct net *net, const struct xt_recent_mtinfo_v1 *infos,
-			  unsigned int n);
+int bpfilter_holds_check(struct net *net, const void *buf, size_t len);
 
-enum bpfilter_recent_outcome {
-	BPFILTER_RECENT_COMMIT,		/* the new table is in force: destroy the old set */
-	BPFILTER_RECENT_ABORT,		/* it is not: destroy the pending set */
-	BPFILTER_RECENT_KEEP,		/* unknown: keep both */
-	BPFILTER_RECENT_RELEASE,	/* the namespace's table is gone: destroy all */
+enum bpfilter_holds_outcome {
+	BPFILTER_HOLDS_COMMIT,		/* the new table is in force: destroy the old set */
+	BPFILTER_HOLDS_ABORT,		/* it is not: destroy the pending set */
+	BPFILTER_HOLDS_KEEP,		/* unknown: keep both */
+	BPFILTER_HOLDS_RELEASE,		/* the namespace's table is gone: destroy all */
 };
 
 /* Settle @net's pending set after a call to the helper (may sleep). */
-void bpfilter_recent_settle(struct net *net, enum bpfilter_recent_outcome how);
+void bpfilter_holds_settle(struct net *net, enum bpfilter_holds_outcome how);
 
 #endif

@@ -37,6 +37,29 @@ static const struct match_ops *const match_list[] = {
 	&recent1_match_ops,
 	&cpu_match_ops,
 	&statistic_match_ops,
+	&addrtype0_match_ops,
+	&addrtype1_match_ops,
+	&pkttype_match_ops,
+	&devgroup_match_ops,
+	&realm_match_ops,
+	&mac_match_ops,
+	&connmark_match_ops,
+	&owner_match_ops,
+	&set0_match_ops,
+	&set1_match_ops,
+	&set2_match_ops,
+	&set3_match_ops,
+	&set4_match_ops,
+	&hashlimit1_match_ops,
+	&hashlimit2_match_ops,
+	&hashlimit3_match_ops,
+	&connlimit_match_ops,
+	&string_match_ops,
+	&time_match_ops,
+	&physdev_match_ops,
+	&cgroup0_match_ops,
+	&cgroup1_match_ops,
+	&cgroup2_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))
@@ -56,7 +79,7 @@ int match_revision(const char *name, uint8_t revision)
 			    offsetof(struct match_ops, id), name, revision);
 }
 
-int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_entry_match *em,
+int match_init(struct context *ctx, const struct ipt_entry *e, const struct xt_entry_match *em,
 	       uint32_t offset, struct match *m)
 {
 	const struct match_ops *ops;
@@ -74,12 +97,17 @@ int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_ent
 		       (unsigned int)(em->u.match_size - sizeof(*em)), ops->size);
 		return -EINVAL;
 	}
-	if (ops->proto && (ops->proto != ip->proto || (ip->invflags & IPT_INV_PROTO))) {
+	if (ops->hooks && (e->comefrom & ~ops->hooks)) {
+		bf_dbg(ctx, "match '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
+		       e->comefrom, ops->hooks);
+		return -EINVAL;
+	}
+	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {
 		bf_dbg(ctx, "match '%s': only valid for protocol %u", ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {
-		err = ops->check(ctx, ip, em->data);
+		err = ops->check(ctx, e, em->data);
 		if (err)
 			return err;
 	}

@@ -26,8 +26,10 @@ struct match_ops {
 	uint16_t usersize;
 	/* the ipt_ip.proto the match needs (not inverted), 0 = any */
 	uint8_t proto;
-	/* the extension's own payload check (checkentry): 0 or -errno */
-	int (*check)(struct context *ctx, const struct ipt_ip *ip, const void *data);
+	/* 1 << NF_INET_* the rule may be reached from (xt_match.hooks), 0 = any */
+	uint8_t hooks;
+	/* the extension's own payload check (checkentry), given the entry: 0 or -errno */
+	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
 	/* Emits this match's BPF test; NULL makes a table using it EOPNOTSUPP */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct match *m);
 	/* What the test reads beyond the fixed IPv4 bytes (CG_NEED_*); NULL: nothing */
@@ -36,6 +38,11 @@ struct match_ops {
 	bool always;
 	/* Needs conntrack on in the namespace (nf_ct_netns_get() in its checkentry) */
 	bool conntrack;
+	/*
+	 * checkentry, match and destroy are the kernel module's own:
+	 * bpfilter_kfunc.ko holds the checkentry (hold.h); gen is hold_gen
+	 */
+	bool kernel;
 	/* Fill the match's CG_STATE_SIZE-byte state slot as checkentry would; NULL: stateless */
 	void (*state_init)(const void *data, void *slot);
 };
@@ -46,6 +53,7 @@ struct match {
 	const void *data;	/* payload, ops->size bytes */
 	uint32_t offset;	/* of the xt_entry_match inside its entry */
 	uint16_t match_size;	/* xt_entry_match.u.match_size */
+	uint32_t hold_id;	/* ops->kernel: the hold's id (holds_number()) */
 };
 
 /*
@@ -56,10 +64,10 @@ const struct match_ops *match_ops_find(const char *name, uint8_t revision, int *
 /* Answer IPT_SO_GET_REVISION_MATCH for @name/@revision: 0, -ENOENT or -EPROTONOSUPPORT. */
 int match_revision(const char *name, uint8_t revision);
 /*
- * Look up and check one xt_entry_match of an entry with header @ip into @m
+ * Look up and check one xt_entry_match of entry @e into @m
  * (find_check_match): 0 or -errno.
  */
-int match_init(struct context *ctx, const struct ipt_ip *ip, const struct xt_entry_match *em,
+int match_init(struct context *ctx, const struct ipt_entry *e, const struct xt_entry_match *em,
 	       uint32_t offset, struct match *m);
 
 extern const struct match_ops tcp_match_ops;
@@ -84,13 +92,28 @@ extern const struct match_ops recent0_match_ops;
 extern const struct match_ops recent1_match_ops;
 extern const struct match_ops cpu_match_ops;
 extern const struct match_ops statistic_match_ops;
-
-struct table;
-/*
- * Before @t is put in force: 0 if the module holds the xt_recent lists of
- * its recent matches (or it has none); -EAGAIN after asking the module to
- * hold them (reply flags set, bpfilter.h); -EOPNOTSUPP if the sender cannot.
- */
-int recent_lists_prepare(struct context *ctx, const struct table *t);
+extern const struct match_ops addrtype0_match_ops;
+extern const struct match_ops addrtype1_match_ops;
+extern const struct match_ops pkttype_match_ops;
+extern const struct match_ops devgroup_match_ops;
+extern const struct match_ops realm_match_ops;
+extern const struct match_ops mac_match_ops;
+extern const struct match_ops connmark_match_ops;
+extern const struct match_ops owner_match_ops;
+extern const struct match_ops set0_match_ops;
+extern const struct match_ops set1_match_ops;
+extern const struct match_ops set2_match_ops;
+extern const struct match_ops set3_match_ops;
+extern const struct match_ops set4_match_ops;
+extern const struct match_ops hashlimit1_match_ops;
+extern const struct match_ops hashlimit2_match_ops;
+extern const struct match_ops hashlimit3_match_ops;
+extern const struct match_ops connlimit_match_ops;
+extern const struct match_ops string_match_ops;
+extern const struct match_ops time_match_ops;
+extern const struct match_ops physdev_match_ops;
+extern const struct match_ops cgroup0_match_ops;
+extern const struct match_ops cgroup1_match_ops;
+extern const struct match_ops cgroup2_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

@@ -154,7 +154,7 @@ int rule_init(struct context *ctx, const struct ipt_entry *e, uint32_t offset, s
 	for (pos = sizeof(*e); pos < e->target_offset;) {
 		const struct xt_entry_match *em = (const void *)((const char *)e + pos);
 
-		err = match_init(ctx, &e->ip, em, pos, &rule->matches[rule->num_matches]);
+		err = match_init(ctx, e, em, pos, &rule->matches[rule->num_matches]);
 		if (err)
 			goto err_free;
 		rule->num_matches++;

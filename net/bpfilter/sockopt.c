@@ -17,6 +17,7 @@
 
 #include "backend.h"
 #include "context.h"
+#include "hold.h"
 #include "io.h"
 #include "match.h"
 #include "table.h"
@@ -200,8 +201,13 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 		}
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
 	}
-	/* Likewise the xt_recent lists of its recent matches; one retry takes both. */
-	err = recent_lists_prepare(ctx, new_table);
+	/*
+	 * Likewise the checkentries of the matches the kernel runs (recent,
+	 * owner, ...), numbered after the table in force's; one retry takes both.
+	 */
+	err = context_get_netns(ctx, req->netns_ino, &ns);
+	if (!err)
+		err = holds_prepare(ctx, ns->filter, new_table);
 	if (err == -EAGAIN)
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
 	else if (err)
@@ -246,7 +252,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	ns->filter = new_table;
 	new_table = NULL;
 	table_free(old);
-	ctx->reply_flags |= BPFILTER_REPLY_RECENT_COMMIT;
+	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
 	state_save(ctx, ns->ino, ns->filter);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */

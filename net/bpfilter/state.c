@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "hold.h"
 #include "io.h"
 #include "table.h"
 
@@ -26,7 +27,7 @@
 struct state_header {
 	char magic[8];
 	struct ipt_getinfo info;
-	uint32_t reserved;
+	uint32_t hold_base;	/* of the held matches' ids: the module holds them so */
 };
 
 static void state_names(uint32_t ino, char *name, char *tmp, size_t len)
@@ -50,6 +51,7 @@ int state_save(struct context *ctx, uint32_t ino, const struct table *t)
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, STATE_MAGIC, sizeof(hdr.magic));
 	table_to_info(t, t->name, &hdr.info);
+	hdr.hold_base = t->hold_base;
 	counters = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counters));
 	blob = malloc(t->size ? t->size : 1);
 	if (!counters || !blob) {
@@ -125,6 +127,7 @@ int state_load(struct context *ctx, uint32_t ino, struct table **out)
 	err = table_from_replace(ctx, &repl, blob, &t);
 	if (err)
 		goto out;
+	holds_number(t, hdr.hold_base);
 	/* The saved counters are in the entries, which the validation ignored. */
 	for (i = 0; i < t->num_entries; i++)
 		memcpy(&t->rules[i].counters,

@@ -28,6 +28,7 @@ struct table {
 	uint32_t num_entries;
 	struct rule *rules;			/* num_entries rules in blob order */
 	bool needs_conntrack;			/* a match needs conntrack on (match_ops) */
+	uint32_t hold_base, num_holds;		/* ids of its held matches (hold.h) */
 	/*
 	 * The submitted blob as validated, with counters zeroed and comefrom
 	 * set: the bytes the kernel would keep. rules[] point into it.

@@ -5,7 +5,10 @@
 # this only checks that the tool works, i.e. that every backend produced a
 # number, bpfilter really filtered the measured path, the BPF cost probes
 # got the right verdicts and counts, and the output lines have the format
-# issue 5 asks for. Prints "# Totals: pass:P fail:F".
+# issue 5 asks for; for the stateful shape (issue 11) also that conntrack
+# was on in every backend's namespace and the measured packets were NEW
+# ones that walked past the ESTABLISHED rule to the last one. Prints
+# "# Totals: pass:P fail:F".
 set -u
 cd "$(dirname "$0")/../.."
 
@@ -21,9 +24,9 @@ fi
 ok 0 "build bench tools"
 
 sizes="1 100"
-shapes="blocklist portlist mixed"
+shapes="blocklist portlist mixed stateful"
 out=build/bench/smoke.out
-timeout 120 bash tools/bench/bench.sh --smoke --sizes "$sizes" --shapes "$shapes" > "$out" 2>&1
+timeout 240 bash tools/bench/bench.sh --smoke --sizes "$sizes" --shapes "$shapes" > "$out" 2>&1
 rc=$?
 sed 's/^/# /' "$out" | grep -v '^# prog:\|^# map:'
 ok "$rc" "bench.sh --smoke exits 0"
@@ -57,6 +60,15 @@ for s in $shapes; do
 		done
 		[ -z "$missing" ]
 		ok $? "control-plane figures: shape=$s rules=$r${missing:+ (missing $missing)}"
+		[ "$s" = stateful ] || continue
+		bad=
+		for k in none_ct iptables_ct nft_ct nftset_ct bpfilter_ct; do
+			[ "$(get "$s" "$r" "$k")" = new ] || bad="$bad $k=$(get "$s" "$r" "$k")"
+		done
+		[ -z "$bad" ]
+		ok $? "conntrack on in every backend, measured flow NEW: shape=$s rules=$r${bad:+ (bad:$bad)}"
+		[ "$(get "$s" "$r" iptables_path)" = ok ] && [ "$(get "$s" "$r" bpfilter_path)" = ok ]
+		ok $? "measured packets passed the ESTABLISHED rule to the last rule: shape=$s rules=$r"
 	done
 done
 

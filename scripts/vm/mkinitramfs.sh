@@ -80,6 +80,7 @@ for so in /usr/lib/x86_64-linux-gnu/xtables/*.so; do
 	copy_bin "$so"
 done
 copy_bin /usr/sbin/ip
+copy_bin /usr/sbin/ipset
 copy_bin /usr/sbin/bpftool
 # glibc's dynamic loader, at the path every binary names.
 cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
@@ -112,9 +113,11 @@ rmdir=$root/lib/modules/$kver
 mkdir -p "$rmdir"
 cp "$mdir"/modules.order "$mdir"/modules.builtin* "$rmdir/" 2>/dev/null || true
 # nf_log_syslog and nfnetlink_log are loaded by name (request_module), by
-# xt_LOG, xt_NFLOG and bpfilter_kfunc.
+# xt_LOG, xt_NFLOG and bpfilter_kfunc; so are ipset's set types (by ipset),
+# textsearch's algorithms (by xt_string) and br_netfilter (by xt_physdev).
 want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/xt_*.ko* \
 	kernel/net/netfilter/nf_log_syslog.ko* kernel/net/netfilter/nfnetlink_log.ko* \
+	kernel/net/netfilter/ipset/*.ko* kernel/lib/ts_*.ko* kernel/net/bridge/*.ko* \
 	kernel/net/ipv4/netfilter/*.ko* kernel/drivers/net/veth.ko*)
 closure=$(awk -v want="$want" '
 	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }

@@ -7,7 +7,7 @@
 #
 #   tools/bench/bench.sh --full  [--out DIR]   (make bench: DIR = docs/)
 #   tools/bench/bench.sh --smoke [--out DIR]   (make bench-smoke: a short check)
-#   options: --shapes "blocklist portlist mixed" --sizes "1 10 ..." --runs R
+#   options: --shapes "blocklist portlist mixed stateful" --sizes "1 10 ..." --runs R
 #            --secs S (seconds per packet-rate run)
 #            --report-only: measure nothing, rewrite the report from the
 #            figures of the last run of that mode (build/bench/run-MODE/)
@@ -27,6 +27,9 @@
 # + dropped for a full socket buffer) per second of sending; median of
 # --runs rounds.
 # A backend that cannot load a size is reported as FAIL, not skipped.
+# Shapes with conntrack rules (ct_shapes) get conntrack switched on in every
+# backend's bdst namespace, no firewall included, and bpfilter-hostd -C; the
+# state conntrack gave the measured flow is recorded as BACKEND_ct.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +46,8 @@ sizes=
 runs=
 secs=
 backends="none iptables nft nftset bpfilter"
+# Shapes whose rules read conntrack (shapes.h).
+ct_shapes="stateful"
 load_timeout=300
 report_only=0
 
@@ -135,16 +140,41 @@ net_up() {
 	ip -n "$sn" neigh replace 10.200.0.2 lladdr "$mac" dev bench-veth0 nud permanent
 }
 
+# Does shape $1 need conntrack?
+ct_shape() { [[ " $ct_shapes " == *" $1 "* ]]; }
+
+# Switch conntrack on in bdst-$1 as ct_diff.sh does, with an nftables ct
+# expression, but in a chain no hook calls: conntrack runs on every packet
+# (nf_ct_netns_get()), the chain never does. Load it after the ruleset (nft
+# rulesets start with "flush ruleset").
+ct_on() {
+	printf 'table ip bench_ct_on {\n\tchain ct_on {\n\t\tct state invalid counter\n\t}\n}\n' |
+		ip netns exec "bdst-$1" nft -f - 2>>"$work/nft.log"
+}
+
+# What conntrack made of the measured flow (UDP 10.200.0.1 -> 10.200.0.2:5001)
+# in bdst-$1: "new" (only unreplied entries: every packet is NEW),
+# "established" (an entry saw a reply), "off" (no entry: conntrack off).
+ct_state() {
+	ip netns exec "bdst-$1" cat /proc/net/nf_conntrack 2>/dev/null |
+		awk 'BEGIN { st = "off" }
+		     / udp / && / src=10\.200\.0\.1 dst=10\.200\.0\.2 / && / dport=5001 / {
+			if (/\[UNREPLIED\]/) { if (st == "off") st = "new" } else st = "established" }
+		     END { print st }'
+}
+
 hostd_start() {
 	rm -f "$sock"
-	local topt=
+	local topt='' copt=''
 	# Big tables take long to verify: lift hostd's per-request bound if it has -T MS.
 	if "$hostd" -h 2>&1 | grep -q -- '-T'; then
 		topt="-T $((load_timeout * 1000))"
 	fi
+	# -C: conntrack is held, as bpfilter.ko would hold it; ct_on() holds it for real.
+	[ "${1:-}" = ct ] && copt=-C
 	# Output to a file, not a pipe: the daemon keeps it open after -b returns.
 	# shellcheck disable=SC2086
-	BPFILTER_BACKEND=bpf "$hostd" -s "$sock" -H "$helper" $topt -b > "$work/hostd.pid" \
+	BPFILTER_BACKEND=bpf "$hostd" -s "$sock" -H "$helper" $topt $copt -b > "$work/hostd.pid" \
 		2>>"$work/hostd.log" || { hostd_pid=; return 1; }
 	hostd_pid=$(head -n 1 "$work/hostd.pid")
 	[[ "$hostd_pid" =~ ^[0-9]+$ ]] || { hostd_pid=; return 1; }
@@ -233,13 +263,31 @@ setup_iptables() {
 	rec "$s" "$n" iptables_restore_s "$(elapsed "$t0" "$t1")"
 }
 
-# finish_BACKEND SHAPE N: what comes after the packet-rate runs.
-finish_iptables() {
-	local s=$1 n=$2 t0
-	t0=$(now)
-	ipt iptables iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/iptables.log" &&
-		rec "$s" "$n" iptables_append_s "$(elapsed "$t0" "$(now)")"
+# A ct shape's measured packets must not be ESTABLISHED ones: in bdst-$1
+# (iptables or bpfilter) the first INPUT rule, RELATED,ESTABLISHED, counted
+# none of them and the last one, after the whole blocklist, counted them.
+# Records $1_path ok or wrong(...).
+path_check() {
+	local be=$1 s=$2 n=$3 v
+	ct_shape "$s" || return 0
+	v=$(ipt "$be" iptables-legacy-save -c -t filter 2>>"$work/$be.log" |
+		awk '/^\[[0-9]+:[0-9]+\] -A INPUT / { split(substr($1, 2), c, ":")
+			if (!rules++ && / RELATED,ESTABLISHED /) est = c[1] + 0
+			last = c[1] + 0 }
+		     END { print (rules && !est && last > 0) ? "ok" : "wrong(established=" est + 0 ",last=" last + 0 ")" }')
+	rec "$s" "$n" "${be}_path" "$v"
 }
+
+# finish_BACKEND SHAPE N: what comes after the packet-rate runs.
+# finish_append BE SHAPE N (iptables, bpfilter): the path check, then one timed -A.
+finish_append() {
+	local be=$1 s=$2 n=$3 t0
+	path_check "$be" "$s" "$n"
+	t0=$(now)
+	ipt "$be" iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/$be.log" &&
+		rec "$s" "$n" "${be}_append_s" "$(elapsed "$t0" "$(now)")"
+}
+finish_iptables() { finish_append iptables "$@"; }
 
 setup_nft() {
 	local s=$1 n=$2 be=${3:-nft} t0
@@ -257,7 +305,7 @@ setup_nftset() { setup_nft "$1" "$2" nftset; }
 setup_bpfilter() {
 	local s=$1 n=$2 t0 v hp line
 	net_up bpfilter || { rec "$s" "$n" bpfilter_pps FAIL; return 1; }
-	if ! hostd_start; then
+	if ! hostd_start "$(ct_shape "$s" && echo ct)"; then
 		log "bpfilter-hostd did not start (see $work/hostd.log)"
 		rec "$s" "$n" bpfilter_pps FAIL
 		return 1
@@ -303,10 +351,8 @@ setup_bpfilter() {
 }
 
 finish_bpfilter() {
-	local s=$1 n=$2 t0
-	t0=$(now)
-	ipt bpfilter iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/bpfilter.log" &&
-		rec "$s" "$n" bpfilter_append_s "$(elapsed "$t0" "$(now)")"
+	local s=$1 n=$2
+	finish_append bpfilter "$s" "$n"
 	# Prove the measured path is filtered: a rule dropping the sender stops the traffic.
 	if ipt bpfilter iptables-legacy -I INPUT 1 -s 10.200.0.1/32 -j DROP 2>>"$work/bpfilter.log"; then
 		if delivered_any bpfilter; then
@@ -341,7 +387,13 @@ if [ "$report_only" = 0 ]; then
 			loaded=
 			for be in $backends; do
 				log "loading shape=$s rules=$n backend=$be"
-				"setup_$be" "$s" "$n" && loaded="$loaded $be"
+				if "setup_$be" "$s" "$n"; then
+					if ct_shape "$s" && ! ct_on "$be"; then
+						rec "$s" "$n" "${be}_pps" FAIL
+					else
+						loaded="$loaded $be"
+					fi
+				fi
 				rm -f "$work/pps-$be"
 			done
 			# ... then measured in turns, round after round: drift on this
@@ -354,6 +406,9 @@ if [ "$report_only" = 0 ]; then
 			done
 			for be in $loaded; do
 				rec "$s" "$n" "${be}_pps" "$(median "$work/pps-$be" || echo FAIL)"
+				# Every round's figure, in round order: for paired ratios.
+				rec "$s" "$n" "${be}_rounds" "$(paste -sd, "$work/pps-$be")"
+				rec "$s" "$n" "${be}_ct" "$(ct_state "$be")"
 				if declare -F "finish_$be" > /dev/null; then
 					"finish_$be" "$s" "$n"
 				fi
@@ -405,7 +460,8 @@ targets() {
 		    "$(cmp_row "$bp" "$(mul "$ip" 5)" ge)"
 		if [ "$s" != mixed ]; then
 			no=$(get "$s" 10000 none_pps)
-			row "packet rate within 10% of no firewall, $s 10000" "$(fmt "$bp") vs 0.9 x $(fmt "$no")" \
+			row "packet rate within 10% of no firewall$(ct_shape "$s" && echo " (conntrack on in both)"), $s 10000" \
+			    "$(fmt "$bp") vs 0.9 x $(fmt "$no")" \
 			    "$(cmp_row "$bp" "$(mul "$no" 0.9)" ge)"
 		fi
 		for n in 10000 100000; do
@@ -418,6 +474,24 @@ targets() {
 	done
 }
 
+# The conntrack column: one state if every backend's is the same, else each one's.
+ct_col() {
+	local be v all='' first='' same=1
+	for be in $backends; do
+		v=$(fmt "$(get "$1" "$2" "${be}_ct")")
+		[ -z "$first" ] && first=$v
+		[ "$v" = "$first" ] || same=0
+		all="$all${all:+ }$be:$v"
+	done
+	if [ "$same" = 1 ]; then echo "$first"; else echo "$all"; fi
+}
+
+# The path column: ip_tables/bpfilter path_check results, "-" for other shapes.
+path_col() {
+	ct_shape "$1" || { echo -; return; }
+	echo "$(fmt "$(get "$1" "$2" iptables_path)")/$(fmt "$(get "$1" "$2" bpfilter_path)")"
+}
+
 report() {
 	local s n bp ip nf ns no c1l c1n r
 	echo "Kernel $(uname -r), $(nproc) CPUs, mode $mode: packet rates are the median of $runs" \
@@ -426,14 +500,22 @@ report() {
 	echo
 	echo "### End-to-end packet rate (UDP datagrams/s that passed INPUT)"
 	echo
-	echo "| shape | rules | no firewall | ip_tables | nft (rules) | nft (set) | bpfilter | bpfilter / ip_tables | bpfilter enforced |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
+	echo "Conntrack: the state conntrack gave the measured flow in the receiving"
+	echo "namespaces (\"off\": conntrack not running there; \"new\": on in every"
+	echo "backend, no firewall included, and the flow never answered, so each packet"
+	echo "is NEW). Path: the ip_tables and bpfilter counters of a conntrack shape"
+	echo "(first rule RELATED,ESTABLISHED: none of the packets; last rule: all)."
+	echo
+	echo "| shape | rules | no firewall | ip_tables | nft (rules) | nft (set) | bpfilter | bpfilter / ip_tables | bpfilter / nft (rules) | bpfilter / nft (set) | bpfilter / no firewall | bpfilter enforced | conntrack | path |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
 	for s in $shapes; do
 		for n in $sizes; do
 			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
-			echo "| $s | $n | $(fmt "$(get "$s" "$n" none_pps)") | $(fmt "$ip") |" \
-			     "$(fmt "$(get "$s" "$n" nft_pps)") | $(fmt "$(get "$s" "$n" nftset_pps)") |" \
-			     "$(fmt "$bp") | $(ratio "$bp" "$ip") | $(fmt "$(get "$s" "$n" bpfilter_enforced)") |"
+			nf=$(get "$s" "$n" nft_pps); ns=$(get "$s" "$n" nftset_pps); no=$(get "$s" "$n" none_pps)
+			echo "| $s | $n | $(fmt "$no") | $(fmt "$ip") | $(fmt "$nf") | $(fmt "$ns") |" \
+			     "$(fmt "$bp") | $(ratio "$bp" "$ip") | $(ratio "$bp" "$nf") | $(ratio "$bp" "$ns") |" \
+			     "$(ratio "$bp" "$no") | $(fmt "$(get "$s" "$n" bpfilter_enforced)") |" \
+			     "$(ct_col "$s" "$n") | $(path_col "$s" "$n") |"
 		done
 	done
 	echo

@@ -4,7 +4,7 @@
  *
  *   bench-gen SHAPE N iptables|nft|nft-set
  *
- * SHAPE is blocklist, portlist or mixed (see shapes.h); the output goes to
+ * SHAPE is blocklist, portlist, mixed or stateful (see shapes.h); the output goes to
  * iptables-legacy-restore or nft -f.
  */
 #include <errno.h>
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 	int err;
 
 	if (argc != 4 || shape_parse(argv[1], &shape) || parse_format(argv[3], &fmt)) {
-		fprintf(stderr, "usage: bench-gen blocklist|portlist|mixed N iptables|nft|nft-set\n");
+		fprintf(stderr, "usage: bench-gen blocklist|portlist|mixed|stateful N iptables|nft|nft-set\n");
 		return 2;
 	}
 	errno = 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Ruleset generators and probe packets for the three benchmark shapes
+ * Ruleset generators and probe packets for the benchmark shapes
  * (see shapes.h for what each shape is and what the sender's traffic does).
  */
 #include <errno.h>
@@ -22,11 +22,15 @@
 /* Port-list ports: rule i < N-1 gets 1 + i % PORT_CYCLE, the last rule gets 65535. */
 #define PORT_CYCLE	65534u
 #define PORT_LAST	65535u
+/* The stateful shape's tcp services (before its last rule, for N >= 10). */
+static const uint16_t stateful_services[] = { 22, 25, 80, 443 };
+#define N_SERVICES	(sizeof(stateful_services) / sizeof(stateful_services[0]))
 
 static const char *const shape_names[SHAPE_COUNT] = {
 	[SHAPE_BLOCKLIST] = "blocklist",
 	[SHAPE_PORTLIST] = "portlist",
 	[SHAPE_MIXED] = "mixed",
+	[SHAPE_STATEFUL] = "stateful",
 };
 
 /* How the mixed shape splits its N rules over its chains. */
@@ -34,6 +38,14 @@ struct mixed_layout {
 	bool small;		/* N < 10: INPUT only, N-1 block rules + the last rule */
 	uint32_t block, services, udp;
 	uint32_t input_rules;	/* rules in INPUT (the policy is the next entry) */
+};
+
+/* How the stateful shape splits its N rules (all in INPUT). */
+struct stateful_layout {
+	bool ct;		/* the RELATED,ESTABLISHED rule (N >= 2) */
+	uint32_t block;		/* blocklist rules after it */
+	uint32_t services;	/* tcp services after those (N >= 10) */
+	uint32_t input_rules;	/* = N: the last rule is the mixed shape's */
 };
 
 const char *shape_name(enum shape s)
@@ -85,6 +97,18 @@ static void mixed_layout(uint32_t n, struct mixed_layout *l)
 	l->input_rules = 6;
 }
 
+/* N = 1: the last rule; N < 10: the ct rule, N - 2 blocklist rules, the last rule. */
+static void stateful_layout(uint32_t n, struct stateful_layout *l)
+{
+	memset(l, 0, sizeof(*l));
+	l->input_rules = n;
+	if (n < 2)
+		return;
+	l->ct = true;
+	l->services = n < 10 ? 0 : N_SERVICES;
+	l->block = n - 2 - l->services;
+}
+
 /* BLOCK rule i: every 32nd is a /24 out of CIDR_BASE, the others /32s out of BLOCK_BASE. */
 static void mixed_block_src(uint32_t i, char *buf, unsigned int *plen)
 {
@@ -97,14 +121,27 @@ static void mixed_block_src(uint32_t i, char *buf, unsigned int *plen)
 	}
 }
 
-static void ipt_blocklist(FILE *f, uint32_t n)
+/* The blocklist's first @count rules: "-s 172.16.x.y/32 -j DROP" in INPUT. */
+static void ipt_block_rules(FILE *f, uint32_t count)
 {
 	char a[INET_ADDRSTRLEN];
 	uint32_t i;
 
-	fputs("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n", f);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < count; i++)
 		fprintf(f, "-A INPUT -s %s/32 -j DROP\n", ip4(BLOCK_BASE + i + 1, a));
+}
+
+/* The last rule of the mixed and stateful shapes: it accepts the sender's traffic. */
+static void ipt_last_rule(FILE *f)
+{
+	fprintf(f, "-A INPUT -s %s -p udp -m udp --dport %u -j ACCEPT\n", BENCH_SRC_NET,
+		BENCH_UDP_PORT);
+}
+
+static void ipt_blocklist(FILE *f, uint32_t n)
+{
+	fputs("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n", f);
+	ipt_block_rules(f, n);
 	fputs("COMMIT\n", f);
 }
 
@@ -128,8 +165,7 @@ static void ipt_mixed(FILE *f, uint32_t n)
 	mixed_layout(n, &l);
 	fputs("*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n", f);
 	if (l.small) {
-		for (i = 0; i < l.block; i++)
-			fprintf(f, "-A INPUT -s %s/32 -j DROP\n", ip4(BLOCK_BASE + i + 1, a));
+		ipt_block_rules(f, l.block);
 		goto last;
 	}
 	fputs(":BLOCK - [0:0]\n:ICMP_IN - [0:0]\n:SERVICES - [0:0]\n:UDP_IN - [0:0]\n", f);
@@ -153,8 +189,24 @@ static void ipt_mixed(FILE *f, uint32_t n)
 		fprintf(f, "-A UDP_IN -s %s/32 -p udp -m udp --dport %u -j ACCEPT\n",
 			ip4(UDPSRC_BASE + i + 1, a), 1 + i % 60000);
 last:
-	fprintf(f, "-A INPUT -s %s -p udp -m udp --dport %u -j ACCEPT\nCOMMIT\n",
-		BENCH_SRC_NET, BENCH_UDP_PORT);
+	ipt_last_rule(f);
+	fputs("COMMIT\n", f);
+}
+
+static void ipt_stateful(FILE *f, uint32_t n)
+{
+	struct stateful_layout l;
+	uint32_t i;
+
+	stateful_layout(n, &l);
+	fputs("*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n", f);
+	if (l.ct)
+		fputs("-A INPUT -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT\n", f);
+	ipt_block_rules(f, l.block);
+	for (i = 0; i < l.services; i++)
+		fprintf(f, "-A INPUT -p tcp -m tcp --dport %u -j ACCEPT\n", stateful_services[i]);
+	ipt_last_rule(f);
+	fputs("COMMIT\n", f);
 }
 
 /* Write "elements = { ... }" for @count strings produced by @elem (@n: the shape's N). */
@@ -199,23 +251,45 @@ static void elem_port(uint32_t i, uint32_t n, char *buf)
 static const char nft_head[] = "flush ruleset\ntable ip bench {\n";
 static const char nft_input[] = "\tchain input {\n\t\ttype filter hook input priority 0; policy %s;\n";
 
-static void nft_blocklist(FILE *f, uint32_t n, bool set)
+/* The blocklist's first @count addresses as the set "block" (none when @count is 0). */
+static void nft_block_set(FILE *f, uint32_t count)
+{
+	if (!count)
+		return;
+	fputs("\tset block {\n\t\ttype ipv4_addr\n", f);
+	nft_elements(f, count, count, elem_block);
+	fputs("\t}\n", f);
+}
+
+/* The blocklist's first @count rules, one lookup in the set "block" or one rule each. */
+static void nft_block_rules(FILE *f, uint32_t count, bool set)
 {
 	char a[INET_ADDRSTRLEN];
 	uint32_t i;
 
-	fputs(nft_head, f);
 	if (set) {
-		fputs("\tset block {\n\t\ttype ipv4_addr\n", f);
-		nft_elements(f, n, n, elem_block);
-		fputs("\t}\n", f);
+		if (count)
+			fputs("\t\tip saddr @block drop\n", f);
+		return;
 	}
-	fprintf(f, nft_input, "accept");
+	for (i = 0; i < count; i++)
+		fprintf(f, "\t\tip saddr %s drop\n", ip4(BLOCK_BASE + i + 1, a));
+}
+
+/* ipt_last_rule() in nft, closing the input chain and the table. */
+static void nft_last_rule(FILE *f)
+{
+	fprintf(f, "\t\tip saddr %s udp dport %u accept\n\t}\n}\n", BENCH_SRC_NET,
+		BENCH_UDP_PORT);
+}
+
+static void nft_blocklist(FILE *f, uint32_t n, bool set)
+{
+	fputs(nft_head, f);
 	if (set)
-		fputs("\t\tip saddr @block drop\n", f);
-	else
-		for (i = 0; i < n; i++)
-			fprintf(f, "\t\tip saddr %s drop\n", ip4(BLOCK_BASE + i + 1, a));
+		nft_block_set(f, n);
+	fprintf(f, nft_input, "accept");
+	nft_block_rules(f, n, set);
 	fputs("\t}\n}\n", f);
 }
 
@@ -250,8 +324,7 @@ static void nft_mixed(FILE *f, uint32_t n, bool set)
 	fputs(nft_head, f);
 	if (l.small) {
 		fprintf(f, nft_input, "drop");
-		for (i = 0; i < l.block; i++)
-			fprintf(f, "\t\tip saddr %s drop\n", ip4(BLOCK_BASE + i + 1, a));
+		nft_block_rules(f, l.block, false);
 		goto last;
 	}
 	if (set && l.block) {
@@ -289,8 +362,25 @@ static void nft_mixed(FILE *f, uint32_t n, bool set)
 	      "\t\tip protocol tcp jump services\n"
 	      "\t\tip protocol udp jump udp_in\n", f);
 last:
-	fprintf(f, "\t\tip saddr %s udp dport %u accept\n\t}\n}\n", BENCH_SRC_NET,
-		BENCH_UDP_PORT);
+	nft_last_rule(f);
+}
+
+static void nft_stateful(FILE *f, uint32_t n, bool set)
+{
+	struct stateful_layout l;
+	uint32_t i;
+
+	stateful_layout(n, &l);
+	fputs(nft_head, f);
+	if (set)
+		nft_block_set(f, l.block);
+	fprintf(f, nft_input, "drop");
+	if (l.ct)
+		fputs("\t\tct state established,related accept\n", f);
+	nft_block_rules(f, l.block, set);
+	for (i = 0; i < l.services; i++)
+		fprintf(f, "\t\ttcp dport %u accept\n", stateful_services[i]);
+	nft_last_rule(f);
 }
 
 int shape_write(FILE *f, enum shape s, uint32_t n, enum shape_format fmt)
@@ -306,8 +396,11 @@ int shape_write(FILE *f, enum shape s, uint32_t n, enum shape_format fmt)
 	case SHAPE_PORTLIST:
 		fmt == FMT_IPTABLES ? ipt_portlist(f, n) : nft_portlist(f, n, set);
 		break;
-	default:
+	case SHAPE_MIXED:
 		fmt == FMT_IPTABLES ? ipt_mixed(f, n) : nft_mixed(f, n, set);
+		break;
+	default:
+		fmt == FMT_IPTABLES ? ipt_stateful(f, n) : nft_stateful(f, n, set);
 		break;
 	}
 	if (fflush(f) || ferror(f))
@@ -363,9 +456,11 @@ static void build_pkt(struct probe_pkt *p, uint32_t src, int proto, uint16_t dpo
 
 int shape_probe(enum shape s, uint32_t n, enum probe which, struct probe_pkt *p)
 {
+	struct stateful_layout sl;
 	struct in_addr sender;
 	struct mixed_layout l;
 	bool last = which == PROBE_LAST;
+	uint32_t input_rules;
 
 	if (!n || (unsigned int)s >= SHAPE_COUNT)
 		return -EINVAL;
@@ -384,11 +479,18 @@ int shape_probe(enum shape s, uint32_t n, enum probe which, struct probe_pkt *p)
 		p->entry = last ? n - 1 : n;
 		break;
 	default:
-		mixed_layout(n, &l);
+		/* Both end in ipt_last_rule() before a DROP policy. */
+		if (s == SHAPE_MIXED) {
+			mixed_layout(n, &l);
+			input_rules = l.input_rules;
+		} else {
+			stateful_layout(n, &sl);
+			input_rules = sl.input_rules;
+		}
 		build_pkt(p, ntohl(sender.s_addr), IPPROTO_UDP,
 			  last ? BENCH_UDP_PORT : BENCH_UDP_PORT + 1);
 		p->verdict = last ? 1 : 0;
-		p->entry = last ? l.input_rules - 1 : l.input_rules;
+		p->entry = last ? input_rules - 1 : input_rules;
 		break;
 	}
 	return 0;

@@ -19,10 +19,20 @@
  *              UDP_IN (udp port + source)), policy DROP; the last INPUT rule
  *              accepts the sender's UDP traffic: its packets walk every
  *              chain and are accepted by the last rule.
+ *   stateful   a stateful server: "-m conntrack --ctstate RELATED,ESTABLISHED
+ *              -j ACCEPT" first, then the blocklist, then services (4 tcp
+ *              ports and the mixed shape's last rule), policy DROP. The
+ *              sender's flow is never answered, so conntrack keeps it
+ *              UNREPLIED and each of its packets is NEW: it passes the first
+ *              rule, walks the blocklist and is accepted by the last rule.
+ *              Conntrack must be on (the benchmark turns it on for every
+ *              backend, no firewall included).
  *
  * For BPF_PROG_TEST_RUN each shape defines two IPv4 packets: "last" matches
  * the last rule (and no earlier one), "none" matches no rule and gets the
- * policy. shape_probe() also gives the entry index (in GET_ENTRIES blob
+ * policy (BPF_PROG_TEST_RUN packets have no conntrack entry, so the
+ * stateful shape's first rule lets them pass as it lets NEW packets pass).
+ * shape_probe() also gives the entry index (in GET_ENTRIES blob
  * order) whose counter that packet must bump, so the benchmark can check
  * that the measured program really walked to the end.
  */
@@ -43,6 +53,7 @@ enum shape {
 	SHAPE_BLOCKLIST,
 	SHAPE_PORTLIST,
 	SHAPE_MIXED,
+	SHAPE_STATEFUL,
 	SHAPE_COUNT,
 };
 
@@ -65,7 +76,7 @@ struct probe_pkt {
 	uint32_t entry;		/* blob index of the entry that decides it */
 };
 
-/* "blocklist", "portlist", "mixed"; NULL for an unknown shape. */
+/* "blocklist", "portlist", "mixed", "stateful"; NULL for an unknown shape. */
 const char *shape_name(enum shape s);
 /* Parse a shape name: 0 with *s set, or -EINVAL. */
 int shape_parse(const char *name, enum shape *s);

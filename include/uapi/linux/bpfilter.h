@@ -56,28 +56,41 @@ enum bpfilter_mbox_control {
 #define BPFILTER_REPLY_RETRY	(1U << 1)	/* nothing done: hold conntrack, send again */
 
 /*
- * The recent match keeps its lists in the kernel's xt_recent, which
- * bpfilter_kfunc.ko calls (checkentry, match, destroy). As with conntrack,
- * a table with recent matches is put in force only once the module holds
- * its lists: the helper writes the set the new table needs to
- * BPFILTER_RECENT_FILE in its state directory (the struct
- * xt_recent_mtinfo_v1 of each recent match in rule order, at most
- * BPFILTER_RECENT_MAX) and asks
- * for a retry with BPFILTER_REPLY_RECENT_CHECK; the module runs checkentry
- * on that set (pending) and sends the call again with
- * BPFILTER_REQ_RECENT_HELD. A reply with BPFILTER_REPLY_RECENT_COMMIT says
- * the new table is in force: the module destroys the old table's set and
- * keeps the pending one. Any other reply drops the pending set; no reply
- * keeps both, as either table may be in force.
+ * Matches whose checkentry, match and destroy are the kernel's own
+ * (xt_recent's lists, xt_owner's credentials, ...): bpfilter_kfunc.ko
+ * "holds" their checkentries, and the programs call the xt match through
+ * the kfunc bpfilter_xt_match() with the hold's id. As with conntrack, a
+ * table with such matches is put in force only once the module holds them:
+ * the helper writes one struct bpfilter_hold per match, in rule order, to
+ * BPFILTER_HOLDS_FILE in its state directory and asks for a retry with
+ * BPFILTER_REPLY_HOLD_CHECK; the module runs the checkentries (pending), in
+ * the caller's context as translate_table() does, and sends the call again
+ * with BPFILTER_REQ_HELD. A reply with BPFILTER_REPLY_HOLD_COMMIT says the
+ * new table is in force: the module destroys the old table's holds and
+ * keeps the pending ones. Any other reply drops the pending holds; no reply
+ * keeps both, as either table may be in force. Ids are unique in the
+ * namespace across the table in force and the one replacing it.
  */
-#define BPFILTER_REQ_RECENT_CAPABLE	(1U << 2)	/* the sender holds recent lists */
-#define BPFILTER_REQ_RECENT_HELD	(1U << 3)	/* it holds BPFILTER_RECENT_FILE's set */
+#define BPFILTER_REQ_HOLD_CAPABLE	(1U << 2)	/* the sender holds checkentries */
+#define BPFILTER_REQ_HELD	(1U << 3)	/* it holds BPFILTER_HOLDS_FILE's set */
 
-#define BPFILTER_REPLY_RECENT_CHECK	(1U << 2)	/* hold the file's set, then retry */
-#define BPFILTER_REPLY_RECENT_COMMIT	(1U << 3)	/* the table replaced is in force */
+#define BPFILTER_REPLY_HOLD_CHECK	(1U << 2)	/* hold the file's set, then retry */
+#define BPFILTER_REPLY_HOLD_COMMIT	(1U << 3)	/* the table replaced is in force */
 
-#define BPFILTER_RECENT_FILE	"recent"
-#define BPFILTER_RECENT_MAX	4096
+#define BPFILTER_HOLDS_FILE	"holds"
+#define BPFILTER_HOLDS_MAX	4096		/* records in the file */
+#define BPFILTER_HOLDS_MAX_SIZE	(4U << 20)	/* bytes of the file */
+
+/* One record of BPFILTER_HOLDS_FILE, followed by size bytes of payload. */
+struct bpfilter_hold {
+	char name[29];		/* the match, as in xt_entry_match */
+	__u8 revision;
+	__u16 size;		/* payload bytes, XT_ALIGN()ed: the next record follows */
+	__u32 id;		/* bpfilter_xt_match()'s handle */
+	__u32 hook_mask;	/* 1 << NF_INET_* the rule is reached from */
+	__u8 entry[84];		/* the rule's struct ipt_ip, checkentry's entryinfo */
+	__u32 pad;
+};
 
 /*
  * One request. addr/len describe the caller's optval buffer in the address

@@ -78,6 +78,16 @@ static void fuzz_kernel(struct btf_info *bi, bool bare)
 	bi->skb_data = 200;
 	bi->skb_mark = 164;
 	bi->skb_nfct = 104;
+	bi->skb_dev = 16;
+	bi->skb_head = 192;
+	bi->skb_mac_header = 182;
+	bi->skb_network_header = 180;
+	bi->skb_refdst = 88;
+	bi->skb_pkt_type = 128;
+	bi->skb_pkt_type_mask = 7;
+	bi->netdev_type = 536;
+	bi->netdev_group = 540;
+	bi->dst_tclassid = 100;
 	bi->ct_ok = true;
 	bi->ct_status = 128;
 	bi->ct_timeout = 8;
@@ -89,6 +99,7 @@ static void fuzz_kernel(struct btf_info *bi, bool bare)
 	bi->tuple_dst_u3 = 20;
 	bi->tuple_dst_port = 36;
 	bi->tuple_protonum = 38;
+	bi->ct_mark = 168;
 	bi->hz = FUZZ_HZ;
 	bi->kf_reject = 120001;
 	bi->kf_log = 120002;
@@ -144,6 +155,8 @@ static int gen_hook(const struct table *t, unsigned int hook, const struct btf_i
 		err = codegen_hook(&cg, t, hook);
 		if (!err)
 			check_jumps(&cg);
+		else if (check_mode && cg.err_what)
+			fprintf(stderr, "fuzz_blob: %s\n", cg.err_what);
 		next = cg.next_rule;
 		codegen_free(&cg);
 		if (err || next == UINT32_MAX)

@@ -206,6 +206,62 @@ def xt_statistic_info(mode, flags=0, probability=0, every=0, packet=0):
     return struct.pack("<HHIIIQ", mode, flags, every, packet, packet, 0)
 
 
+def xt_addrtype_info(rev, src=0, dst=0, flags=0, inv_src=0, inv_dst=0):
+    """Type masks are 1 << RTN_*; revision 1 flags: 1 ! src, 2 ! dst, 4 in, 8 out."""
+    if rev == 0:
+        return struct.pack("<HHII", src, dst, inv_src, inv_dst)
+    return struct.pack("<HHI", src, dst, flags)
+
+
+def xt_pkttype_info(pkttype, invert=0):	# PACKET_HOST 0, BROADCAST 1, MULTICAST 2
+    return struct.pack("<ii", pkttype, invert)
+
+
+def xt_devgroup_info(flags, src=0, src_mask=0, dst=0, dst_mask=0):
+    """flags: 1 src, 2 ! src, 4 dst, 8 ! dst."""
+    return struct.pack("<IIIII", flags, src, src_mask, dst, dst_mask)
+
+
+def xt_realm_info(id_, mask=0xffffffff, invert=0):
+    return struct.pack("<IIB", id_, mask, invert)
+
+
+def xt_mac_info(mac, invert=0):
+    return bytes(int(b, 16) for b in mac.split(":")) + b"\0\0" + struct.pack("<i", invert)
+
+
+def xt_connmark_mtinfo1(mark, mask=0xffffffff, invert=0):
+    return struct.pack("<IIB", mark, mask, invert)
+
+
+def xt_owner_match_info(match, invert=0, uid=(0, 0), gid=(0, 0)):
+    """match/invert: 1 uid, 2 gid, 4 socket-exists, 8 suppl-groups."""
+    return struct.pack("<IIIIBB", uid[0], uid[1], gid[0], gid[1], match, invert)
+
+
+def xt_set_info_match_v4(index, dim, flags, packets=(0, 0), bytes_=(0, 0), mflags=0):
+    """flags: bit (dim - 1) set for each dst side; packets/bytes: (value, op)."""
+    return struct.pack("<HBB4xQB7xQB7xI4x", index, dim, flags, packets[0], packets[1],
+                       bytes_[0], bytes_[1], mflags)
+
+
+def xt_hashlimit_mtinfo3(name, mode, avg, burst, upto=True):
+    """Revision 3: mode 1 srcip, 2 srcport, 4 dstip, 8 dstport; 0x10 invert (above)."""
+    cfg = struct.pack("<QQQIIIIIBB2x", mode | (0 if upto else 0x10), avg, burst, 0, 0, 0, 0,
+                      0, 32, 0)
+    return (cstr(name, 255) + b"\0" + cfg).ljust(312 - 8, b"\0")[:304] + b"\0" * 8
+
+
+def xt_connlimit_info(limit, flags=0, mask="255.255.255.255"):
+    """flags: 1 invert, 2 daddr."""
+    return nf_addr(mask) + struct.pack("<II", limit, flags) + b"\0" * 8
+
+
+def xt_string_info(pattern, algo="bm", from_=0, to=65535, invert=0):
+    return (struct.pack("<HH", from_, to) + cstr(algo, 16) + cstr(pattern, 128) +
+            struct.pack("<BB2x", len(pattern), invert) + b"\0" * 8)
+
+
 def ipt_reject_info(with_):		# 3 port-unreachable, 5 net-prohibited, 7 tcp-reset, 8 admin
     return struct.pack("<I", with_)
 
@@ -223,7 +279,11 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "mark": 12, "length": 6, "ttl": 2, "tos": 3, "dscp": 2, "ah": 12, "esp": 12,
     "conntrack/1": 152, "conntrack/2": 156, "conntrack/3": 164, "state": 4, "limit": 40,
     "recent/0": 212, "recent/1": 228, "REJECT": 4, "LOG": 32, "NFLOG": 76, "cpu": 8,
-    "statistic": 24,
+    "statistic": 24, "addrtype/0": 12, "addrtype/1": 8, "pkttype": 8, "devgroup": 20,
+    "realm": 9, "mac": 12, "connmark": 9, "owner": 18, "set/0": 32, "set/1": 4, "set/2": 4,
+    "set/3": 48, "set/4": 48, "hashlimit/1": 56, "hashlimit/2": 304, "hashlimit/3": 312,
+    "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
+    "cgroup/2": 528,
 }
 
 # kind, name, revision, the rule's ipt_ip, payload, iptables' words for it.
@@ -302,6 +362,42 @@ EXTENSIONS = [
      "-m statistic --mode random --probability 0.5"),
     (M, "statistic", 0, ipt_ip(UDP), xt_statistic_info(1, flags=1, every=3, packet=2),
      "-p udp -m statistic --mode nth ! --every 4 --packet 2"),
+    (M, "addrtype", 0, ipt_ip(), xt_addrtype_info(0, src=1 << 3, inv_src=1),
+     "-m addrtype ! --src-type BROADCAST (revision 0)"),
+    (M, "addrtype", 1, ipt_ip(), xt_addrtype_info(1, dst=(1 << 2) | (1 << 5), flags=4 | 2),
+     "-m addrtype ! --dst-type LOCAL,MULTICAST --limit-iface-in"),
+    (M, "pkttype", 0, ipt_ip(), xt_pkttype_info(1, invert=1), "-m pkttype ! --pkt-type broadcast"),
+    (M, "devgroup", 0, ipt_ip(), xt_devgroup_info(1 | 2, src=7, src_mask=0xff),
+     "-m devgroup ! --src-group 0x7/0xff"),
+    (M, "realm", 0, ipt_ip(), xt_realm_info(0x50000, 0xffff0000), "-m realm --realm 0x50000/0xffff0000"),
+    (M, "mac", 0, ipt_ip(), xt_mac_info("02:00:00:00:00:01", invert=1),
+     "-m mac ! --mac-source 02:00:00:00:00:01"),
+    (M, "connmark", 1, ipt_ip(), xt_connmark_mtinfo1(0x5, 0xf), "-m connmark --mark 0x5/0xf"),
+    (M, "owner", 1, ipt_ip(), xt_owner_match_info(4, invert=4), "-m owner ! --socket-exists"),
+    (M, "set", 4, ipt_ip(), xt_set_info_match_v4(3, 1, 0), "-m set --match-set blocklist src"),
+    # The older revisions' payloads (the kernel checks their contents): the set's index,
+    # its dimension and the side flags, zeros after; hashlimit's name and zeros.
+    (M, "set", 0, ipt_ip(), struct.pack("<H2xI", 3, 1).ljust(32, b"\0"), "revision 0"),
+    (M, "set", 1, ipt_ip(), struct.pack("<HBB", 3, 1, 0), "revision 1"),
+    (M, "set", 2, ipt_ip(), struct.pack("<HBB", 3, 2, 2), "src,dst (revision 2)"),
+    (M, "set", 3, ipt_ip(), struct.pack("<HBB", 3, 1, 0).ljust(48, b"\0"), "revision 3"),
+    (M, "hashlimit", 1, ipt_ip(), cstr("ssh", 16).ljust(56, b"\0"), "revision 1"),
+    (M, "hashlimit", 2, ipt_ip(), cstr("ssh", 255).ljust(304, b"\0"), "revision 2"),
+    (M, "hashlimit", 3, ipt_ip(), xt_hashlimit_mtinfo3("ssh", 1, 10000, 5),
+     "-m hashlimit --hashlimit-upto 100/sec --hashlimit-mode srcip --hashlimit-name ssh"),
+    (M, "connlimit", 1, ipt_ip(TCP), xt_connlimit_info(10), "-p tcp -m connlimit --connlimit-above 10"),
+    (M, "string", 1, ipt_ip(), xt_string_info("evil"), '-m string --string "evil" --algo bm'),
+    # time: date_start 0, date_stop 2^31-1, daytime 08:00-17:00 (seconds), all days.
+    (M, "time", 0, ipt_ip(), struct.pack("<IIIIIBBBx", 0, 0x7fffffff, 8 * 3600, 17 * 3600,
+                                         0xfffffffe, 0xfe, 0, 0),
+     "-m time --timestart 08:00 --timestop 17:00"),
+    (M, "physdev", 0, ipt_ip(), cstr("br0", 16) + b"\xff" * 3 + b"\0" * 13 + b"\0" * 32 +
+     struct.pack("<BB", 1, 0), "-m physdev --physdev-in br0"),
+    (M, "cgroup", 0, ipt_ip(), struct.pack("<II", 0x100001, 0), "-m cgroup --cgroup 0x100001"),
+    (M, "cgroup", 1, ipt_ip(), struct.pack("<BBBB", 1, 0, 0, 0) + cstr("/system.slice", 4096) +
+     b"\0" * 12, "-m cgroup --path /system.slice (revision 1)"),
+    (M, "cgroup", 2, ipt_ip(), struct.pack("<BBBB", 1, 0, 0, 0) + cstr("/user.slice", 512) +
+     b"\0" * 12, "-m cgroup --path /user.slice"),
     (T, "REJECT", 0, ipt_ip(TCP), ipt_reject_info(7), "-p tcp -j REJECT --reject-with tcp-reset"),
     (T, "REJECT", 0, ipt_ip(src="192.0.2.0/24"), ipt_reject_info(8),
      "-s 192.0.2.0/24 -j REJECT --reject-with icmp-admin-prohibited"),
@@ -310,6 +406,10 @@ EXTENSIONS = [
     (T, "NFLOG", 0, ipt_ip(), xt_nflog_info(5, "nflog: ", size=128),
      '-j NFLOG --nflog-group 5 --nflog-prefix "nflog: " --nflog-size 128'),
 ]
+
+
+# Extensions whose rules iptables only takes in OUTPUT (xt_match.hooks); the rest go in INPUT.
+OUTPUT_ONLY = {"owner"}
 
 
 def ext(name, rev, payload):
@@ -462,21 +562,22 @@ def main():
                 sys.exit("fuzz_seeds.py: ext_%s.c: no seed row for extension '%s'" % (f, n))
     os.makedirs(out, exist_ok=True)
     count = {}
-    all_rules = []
+    all_rules = {"INPUT": [], "OUTPUT": []}
     for kind, name, rev, ip, payload, _words in rows:
         size = SIZES.get("%s/%d" % (name, rev), SIZES.get(name))
         assert len(payload) == size, (name, rev, len(payload), size)
         rule = row_rule(kind, name, rev, ip, payload)
         count[(name, rev)] = count.get((name, rev), 0) + 1
         fn = "ext-%s-r%d-%d" % (name, rev, count[(name, rev)])
+        chain = "OUTPUT" if name in OUTPUT_ONLY else "INPUT"
         with open(os.path.join(out, fn), "wb") as f:
-            f.write(table({"INPUT": [rule]}))
+            f.write(table({chain: [rule]}))
         if count[(name, rev)] == 1:
-            all_rules.append(rule)
+            all_rules[chain].append(rule)
     # The first row of each extension in one chain: a prologue that fetches everything.
-    tables = [("all-extensions", table({"INPUT": all_rules})),
-              ("all-extensions-bare", table({"INPUT": all_rules}, variant=V_BARE)),
-              ("all-extensions-segments", table({"INPUT": all_rules}, variant=V_SEGMENTS | V_SLOW))]
+    tables = [("all-extensions", table(all_rules)),
+              ("all-extensions-bare", table(all_rules, variant=V_BARE)),
+              ("all-extensions-segments", table(all_rules, variant=V_SEGMENTS | V_SLOW))]
     for fn, blob in tables + list(structural_tables()):
         with open(os.path.join(out, fn), "wb") as f:
             f.write(blob)

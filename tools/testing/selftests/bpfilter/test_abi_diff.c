@@ -661,6 +661,33 @@ static const struct scenario scenarios[] = {
 		IPT "-A INPUT -p tcp -m esp --espspi 7 -j ACCEPT",
 		IPT "-A INPUT -m esp --espspi 7 -j ACCEPT",
 		IPT "-S" } },
+	{ "meta_matches", {
+		IPT "-A INPUT -m pkttype --pkt-type broadcast -j DROP",
+		IPT "-A INPUT -m pkttype ! --pkt-type unicast -j ACCEPT",
+		IPT "-A OUTPUT -m pkttype --pkt-type multicast -j ACCEPT",
+		IPT "-A INPUT -m devgroup --src-group 7 -j ACCEPT",
+		IPT "-A OUTPUT -m devgroup ! --dst-group 0x3/0xf -j ACCEPT",
+		IPT "-A FORWARD -m devgroup --src-group 1 ! --dst-group 2 -j DROP",
+		IPT "-A INPUT -m realm --realm 5 -j ACCEPT",
+		IPT "-A OUTPUT -m realm ! --realm 0x50000/0xffff0000 -j ACCEPT",
+		IPT "-A INPUT -m mac --mac-source 02:00:00:00:00:01 -j ACCEPT",
+		IPT "-A FORWARD -m mac ! --mac-source 02:00:00:00:00:02 -j DROP",
+		IPT "-D INPUT -m pkttype ! --pkt-type unicast -j ACCEPT",
+		"iptables-legacy-save -c" } },
+	/* Devices or headers a hook does not have, also through a jump: EINVAL. */
+	{ "meta_hooks", {
+		IPT "-A OUTPUT -m devgroup --src-group 7 -j ACCEPT",
+		IPT "-A INPUT -m devgroup --dst-group 7 -j ACCEPT",
+		IPT "-N dg",
+		IPT "-A dg -m devgroup --src-group 5 -j RETURN",
+		IPT "-A OUTPUT -j dg",
+		IPT "-A INPUT -j dg",
+		IPT "-A OUTPUT -m mac --mac-source 02:00:00:00:00:01 -j ACCEPT",
+		IPT "-N mc",
+		IPT "-A mc -m mac --mac-source 02:00:00:00:00:03 -j RETURN",
+		IPT "-A INPUT -j mc",
+		IPT "-A OUTPUT -j mc",
+		"iptables-legacy-save -c" } },
 	{ "comment_combined", {
 		IPT "-A INPUT -m comment --comment 'hello world' -j ACCEPT",
 		IPT "-A INPUT -p tcp --dport 22 -m comment --comment "

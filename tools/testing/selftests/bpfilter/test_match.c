@@ -19,6 +19,14 @@
 #include <linux/netfilter/xt_recent.h>
 #include <linux/netfilter/xt_cpu.h>
 #include <linux/netfilter/xt_statistic.h>
+#include <linux/netfilter/xt_addrtype.h>
+#include <linux/netfilter/xt_connmark.h>
+#include <linux/netfilter/xt_devgroup.h>
+#include <linux/netfilter/xt_mac.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_pkttype.h>
+#include <linux/netfilter/xt_realm.h>
+#include <linux/netfilter.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
@@ -42,8 +50,9 @@ static struct context *test_ctx(void)
 }
 
 static int init_sz(const char *name, uint8_t rev, uint16_t payload, const void *data,
-		   size_t dsize, const struct ipt_ip *ip)
+		   size_t dsize, const struct ipt_ip *ip, uint32_t comefrom)
 {
+	struct ipt_entry e = { .ip = *ip, .comefrom = comefrom };
 	struct mbuf b;
 	struct match m;
 
@@ -53,12 +62,15 @@ static int init_sz(const char *name, uint8_t rev, uint16_t payload, const void *
 	b.m.u.match_size = sizeof(b.m) + payload;
 	if (data)
 		memcpy(b.data, data, dsize < payload ? dsize : payload);
-	return match_init(test_ctx(), ip, &b.m, 112, &m);
+	return match_init(test_ctx(), &e, &b.m, 112, &m);
 }
 
 /* @data is a struct; only its own bytes are copied into the payload. */
 #define init(name, rev, payload, data, ip) \
-	init_sz(name, rev, payload, data, sizeof(*(data)), ip)
+	init_sz(name, rev, payload, data, sizeof(*(data)), ip, 0)
+/* The same for a rule reached from the hooks @comefrom (1 << NF_INET_*). */
+#define init_at(name, rev, payload, data, ip, comefrom) \
+	init_sz(name, rev, payload, data, sizeof(*(data)), ip, comefrom)
 
 TEST(find)
 {
@@ -146,19 +158,19 @@ TEST(udp_icmp_checks)
 	EXPECT_EQ(0, init("icmp", 0, 8, &icmp, &icmp_ip));
 	icmp.invflags = 0x02;
 	EXPECT_EQ(-EINVAL, init("icmp", 0, 8, &icmp, &icmp_ip));
-	EXPECT_EQ(-ENOENT, init_sz("nosuch", 0, 32, NULL, 0, &icmp_ip));
+	EXPECT_EQ(-ENOENT, init_sz("nosuch", 0, 32, NULL, 0, &icmp_ip, 0));
 }
 
 TEST(parsed_fields)
 {
-	struct ipt_ip ip = { .proto = IPPROTO_UDP };
+	struct ipt_entry e = { .ip = { .proto = IPPROTO_UDP } };
 	struct mbuf b;
 	struct match m;
 
 	memset(&b, 0, sizeof(b));
 	strcpy(b.m.u.user.name, "udp");
 	b.m.u.match_size = 48;
-	ASSERT_EQ(0, match_init(test_ctx(), &ip, &b.m, 152, &m));
+	ASSERT_EQ(0, match_init(test_ctx(), &e, &b.m, 152, &m));
 	EXPECT_EQ(&udp_match_ops, m.ops);
 	EXPECT_EQ((const void *)b.m.data, m.data);
 	EXPECT_EQ(152, m.offset);
@@ -562,7 +574,7 @@ TEST(ah_esp_checks)
 
 TEST(parsed_fields_comment)
 {
-	struct ipt_ip ip = { 0 };
+	struct ipt_entry e = { 0 };
 	struct mbuf b;
 	struct match m;
 
@@ -570,7 +582,7 @@ TEST(parsed_fields_comment)
 	strcpy(b.m.u.user.name, "comment");
 	b.m.u.match_size = sizeof(b.m) + 256;
 	memset(b.data, 'c', 256);
-	ASSERT_EQ(0, match_init(test_ctx(), &ip, &b.m, 112, &m));
+	ASSERT_EQ(0, match_init(test_ctx(), &e, &b.m, 112, &m));
 	EXPECT_EQ(&comment_match_ops, m.ops);
 	EXPECT_EQ((const void *)b.m.data, m.data);
 	EXPECT_EQ(112, m.offset);
@@ -669,6 +681,161 @@ TEST(cpu_statistic_checks)
 	EXPECT_EQ(16, statistic_match_ops.usersize);
 	EXPECT_EQ(0, match_revision("statistic", 0));
 	EXPECT_EQ(0, match_revision("cpu", 0));
+}
+
+/* addrtype_mt_checkentry_v1(): one interface limit, only on hooks that have it. */
+TEST(addrtype_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_addrtype_info_v1 a = { .dest = XT_ADDRTYPE_LOCAL,
+					 .flags = XT_ADDRTYPE_LIMIT_IFACE_IN };
+	struct xt_addrtype_info a0 = { .source = XT_ADDRTYPE_BROADCAST, .invert_source = 2 };
+	uint32_t in = 1 << NF_INET_LOCAL_IN, out = 1 << NF_INET_LOCAL_OUT;
+	uint32_t fwd = 1 << NF_INET_FORWARD;
+
+	EXPECT_EQ(0, init_at("addrtype", 1, 8, &a, &any_ip, in | fwd));
+	EXPECT_EQ(-EINVAL, init_at("addrtype", 1, 8, &a, &any_ip, out));
+	EXPECT_EQ(-EINVAL, init_at("addrtype", 1, 8, &a, &any_ip, fwd | out));
+	a.flags = XT_ADDRTYPE_LIMIT_IFACE_OUT | XT_ADDRTYPE_INVERT_DEST;
+	EXPECT_EQ(0, init_at("addrtype", 1, 8, &a, &any_ip, out | fwd));
+	EXPECT_EQ(-EINVAL, init_at("addrtype", 1, 8, &a, &any_ip, in));
+	a.flags = XT_ADDRTYPE_LIMIT_IFACE_OUT | XT_ADDRTYPE_LIMIT_IFACE_IN;
+	EXPECT_EQ(-EINVAL, init_at("addrtype", 1, 8, &a, &any_ip, fwd));
+	/* Unknown flag bits are not checked, as in the kernel. */
+	a.flags = 0xf0;
+	EXPECT_EQ(0, init_at("addrtype", 1, 8, &a, &any_ip, in | out));
+	/* Revision 0 has no checkentry at all. */
+	EXPECT_EQ(0, init_at("addrtype", 0, 16, &a0, &any_ip, in | out));
+	EXPECT_EQ(0, match_revision("addrtype", 0));
+	EXPECT_EQ(0, match_revision("addrtype", 1));
+}
+
+/* devgroup_mt_checkentry(): known flags; --src-group and --dst-group only where the device exists. */
+TEST(devgroup_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_devgroup_info d = { .flags = XT_DEVGROUP_MATCH_SRC, .src_group = 7,
+				      .src_mask = ~0u };
+	uint32_t pre = 1 << NF_INET_PRE_ROUTING, in = 1 << NF_INET_LOCAL_IN;
+	uint32_t fwd = 1 << NF_INET_FORWARD, out = 1 << NF_INET_LOCAL_OUT;
+	uint32_t post = 1 << NF_INET_POST_ROUTING;
+
+	EXPECT_EQ(0, init_at("devgroup", 0, 24, &d, &any_ip, pre | in | fwd));
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 24, &d, &any_ip, in | out));
+	d.flags = XT_DEVGROUP_MATCH_DST | XT_DEVGROUP_INVERT_DST;
+	EXPECT_EQ(0, init_at("devgroup", 0, 24, &d, &any_ip, fwd | out | post));
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 24, &d, &any_ip, in));
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 24, &d, &any_ip, pre | out));
+	/* Both sides: FORWARD alone. A rule in no chain reached from a hook is free. */
+	d.flags = XT_DEVGROUP_MATCH_SRC | XT_DEVGROUP_MATCH_DST;
+	EXPECT_EQ(0, init_at("devgroup", 0, 24, &d, &any_ip, fwd));
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 24, &d, &any_ip, fwd | in));
+	EXPECT_EQ(0, init_at("devgroup", 0, 24, &d, &any_ip, 0));
+	d.flags = 0x10;
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 24, &d, &any_ip, 0));
+	/* The inversion bits alone are known flags. */
+	d.flags = XT_DEVGROUP_INVERT_SRC | XT_DEVGROUP_INVERT_DST;
+	EXPECT_EQ(0, init_at("devgroup", 0, 24, &d, &any_ip, in | out));
+	EXPECT_EQ(-EINVAL, init_at("devgroup", 0, 20, &d, &any_ip, in));
+}
+
+/*
+ * xt_match.hooks of mac (PREROUTING, INPUT, FORWARD) and realm (not
+ * PREROUTING); pkttype and connmark have no checkentry of their own.
+ */
+TEST(meta_hooks_and_sizes)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_mac_info mac = { .srcaddr = { 2, 0, 0, 0, 0, 1 }, .invert = 5 };
+	struct xt_realm_info realm = { .id = 5, .mask = ~0u, .invert = 7 };
+	struct xt_pkttype_info pt = { .pkttype = 9, .invert = 3 };
+	struct xt_connmark_mtinfo1 cm = { .mark = 1, .mask = 1, .invert = 2 };
+	uint32_t pre = 1 << NF_INET_PRE_ROUTING, in = 1 << NF_INET_LOCAL_IN;
+	uint32_t fwd = 1 << NF_INET_FORWARD, out = 1 << NF_INET_LOCAL_OUT;
+	uint32_t post = 1 << NF_INET_POST_ROUTING;
+
+	EXPECT_EQ(0, init_at("mac", 0, 16, &mac, &any_ip, pre | in | fwd));
+	EXPECT_EQ(-EINVAL, init_at("mac", 0, 16, &mac, &any_ip, out));
+	EXPECT_EQ(-EINVAL, init_at("mac", 0, 16, &mac, &any_ip, in | post));
+	EXPECT_EQ(-EINVAL, init_at("mac", 0, 12, &mac, &any_ip, in));
+	EXPECT_EQ(0, init_at("realm", 0, 16, &realm, &any_ip, in | fwd | out | post));
+	EXPECT_EQ(-EINVAL, init_at("realm", 0, 16, &realm, &any_ip, pre));
+	EXPECT_EQ(-EINVAL, init_at("realm", 0, 12, &realm, &any_ip, in));
+	/* Raw invert values are the kernel's business at match time, not checkentry's. */
+	EXPECT_EQ(0, init_at("pkttype", 0, 8, &pt, &any_ip, pre | in | fwd | out | post));
+	EXPECT_EQ(-EINVAL, init_at("pkttype", 0, 16, &pt, &any_ip, in));
+	EXPECT_EQ(0, init_at("connmark", 1, 16, &cm, &any_ip, in | out));
+	EXPECT_EQ(-EINVAL, init_at("connmark", 1, 12, &cm, &any_ip, in));
+	EXPECT_EQ(0, match_revision("pkttype", 0));
+	EXPECT_EQ(0, match_revision("devgroup", 0));
+	EXPECT_EQ(0, match_revision("realm", 0));
+	EXPECT_EQ(0, match_revision("mac", 0));
+	EXPECT_EQ(0, match_revision("connmark", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("connmark", 0));
+}
+
+/*
+ * owner: unknown flag bits and hooks here; the user namespace and id checks
+ * are xt_owner's own checkentry, which bpfilter.ko runs (test_owner.sh).
+ */
+TEST(owner_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_owner_match_info o = { .uid_min = 0, .uid_max = 1000,
+					 .match = XT_OWNER_UID | XT_OWNER_SUPPL_GROUPS };
+	uint32_t out = 1 << NF_INET_LOCAL_OUT, in = 1 << NF_INET_LOCAL_IN;
+	uint32_t post = 1 << NF_INET_POST_ROUTING;
+
+	EXPECT_EQ(0, init_at("owner", 1, 24, &o, &any_ip, out | post));
+	EXPECT_EQ(-EINVAL, init_at("owner", 1, 24, &o, &any_ip, out | in));
+	EXPECT_EQ(-EINVAL, init_at("owner", 1, 20, &o, &any_ip, out));
+	o.match = 0x10;
+	EXPECT_EQ(-EINVAL, init_at("owner", 1, 24, &o, &any_ip, out));
+	o.match = XT_OWNER_SOCKET;
+	o.invert = 0xff;
+	EXPECT_EQ(0, init_at("owner", 1, 24, &o, &any_ip, out));
+	EXPECT_EQ(0, match_revision("owner", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("owner", 0));
+}
+
+/*
+ * The matches the kernel runs (hold.h): their checkentry is the kernel's,
+ * only xt_check_match()'s size, the revisions and what GET_ENTRIES shows
+ * (no kernel pointer) are here.
+ */
+TEST(kernel_matches)
+{
+	static const struct {
+		const char *name;
+		uint8_t rev;
+		uint16_t size, usersize;
+	} m[] = {
+		{ "set", 0, 32, 32 }, { "set", 1, 8, 4 }, { "set", 2, 8, 4 },
+		{ "set", 3, 48, 48 }, { "set", 4, 48, 48 },
+		{ "hashlimit", 1, 56, 48 }, { "hashlimit", 2, 304, 296 },
+		{ "hashlimit", 3, 312, 304 }, { "connlimit", 1, 32, 24 },
+		{ "string", 1, 160, 152 }, { "recent", 0, 216, 212 }, { "recent", 1, 232, 228 },
+		{ "owner", 1, 24, 20 }, { "time", 0, 24, 24 }, { "physdev", 0, 72, 66 },
+		{ "cgroup", 0, 8, 8 }, { "cgroup", 1, 4112, 4104 }, { "cgroup", 2, 528, 520 },
+	};
+	struct ipt_ip any_ip = { 0 };
+	const struct match_ops *ops;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		ops = match_ops_find(m[i].name, m[i].rev, &err);
+		ASSERT_NE(NULL, ops) TH_LOG("%s/%u", m[i].name, m[i].rev);
+		EXPECT_TRUE(ops->kernel);
+		EXPECT_EQ(m[i].size, ops->size) TH_LOG("%s/%u", m[i].name, m[i].rev);
+		EXPECT_EQ(m[i].usersize, ops->usersize) TH_LOG("%s/%u", m[i].name, m[i].rev);
+		EXPECT_EQ(-EINVAL, init_sz(m[i].name, m[i].rev, m[i].size - 8, NULL, 0, &any_ip,
+					   1 << NF_INET_LOCAL_OUT));
+	}
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("set", 5));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("hashlimit", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("connlimit", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("string", 0));
 }
 
 TEST_HARNESS_MAIN

@@ -10,6 +10,12 @@
 #   ipt SIDE NS CMD...              run CMD in NS, through bpfilter on side H
 #   diff_saves NS_K NS_H            save -c of both sides to $diff_save{K,H}
 #   diff_compare                    counters of both saves equal: ok, $mism
+#   diff_pair SIDE [VETH-OPTS...]   client ${TAG}cSIDE 10.88.0.1/24 --veth
+#                                   ${TAG}SIDE-- server ${TAG}sSIDE 10.88.0.2/24
+#   diff_restore FILE WHAT          restore FILE in both servers; $nrules
+#   diff_report NAME NRULES MIN     compare the servers' saves, check that
+#                                   MIN rules counted on side K, print
+#                                   "NAME: N rules, M mismatches"
 #
 # Scripts add namespaces to diff_netns and background pids to diff_pids.
 diff_root=$PWD
@@ -65,6 +71,47 @@ diff_saves()
 {
 	ipt K "$1" iptables-legacy-save -c | grep '^\[' > "$diff_saveK"
 	ipt H "$2" iptables-legacy-save -c | grep '^\[' > "$diff_saveH"
+}
+
+diff_pair()
+{
+	local s=$1 c=${diff_tag}c$1 v=${diff_tag}s$1
+
+	shift
+	ip netns add $c
+	ip netns add $v
+	diff_netns="$diff_netns $c $v"
+	ip -n $c link set lo up
+	ip -n $v link set lo up
+	ip link add ${diff_tag}$s netns $c "$@" type veth peer name ${diff_tag}$s netns $v
+	ip -n $c addr add 10.88.0.1/24 brd + dev ${diff_tag}$s
+	ip -n $v addr add 10.88.0.2/24 brd + dev ${diff_tag}$s
+	ip -n $c link set ${diff_tag}$s up
+	ip -n $v link set ${diff_tag}$s up
+}
+
+diff_restore()
+{
+	local s
+
+	nrules=$(grep -c '^-A' "$1")
+	for s in K H; do
+		ipt $s ${diff_tag}s$s iptables-legacy-restore "$1"
+		ok $? "$s: restore $nrules $2 rules"
+	done
+}
+
+diff_report()
+{
+	local hit
+
+	diff_saves ${diff_tag}sK ${diff_tag}sH
+	hit=$(grep -vc '^\[0:0\]' "$diff_saveK")
+	echo "# $hit of $2 rules counted packets on the ip_tables side"
+	diff_compare
+	[ "$hit" -ge "$3" ]
+	ok $? "the traffic reaches enough rules ($hit of $2, at least $3)"
+	echo "$1: $2 rules, $mism mismatches"
 }
 
 diff_compare()

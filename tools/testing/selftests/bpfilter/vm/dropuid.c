@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dropuid [-r] UID CMD [ARG...]: run CMD as UID/GID with no supplementary
- * groups and no capabilities, like an unprivileged user would.
+ * dropuid [-r] [-g GID[,GID...]] UID CMD [ARG...]: run CMD as UID/GID with
+ * no capabilities, like an unprivileged user would, and with no
+ * supplementary groups, or those of -g (at most 16).
  *
  * With -r, CAP_NET_RAW alone is kept (as an ambient capability, so it
  * survives the exec). iptables opens a raw socket before its first sockopt,
@@ -38,18 +39,43 @@ static int keep_net_raw(void)
 	return 0;
 }
 
+/* -g's list: 0 or -1 if it is not GIDs separated by commas. */
+static int parse_groups(char *list, gid_t *groups, size_t *n)
+{
+	char *tok, *end;
+	long g;
+
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		g = strtol(tok, &end, 10);
+		if (*end || end == tok || g < 0 || g > 65535 || *n == 16)
+			return -1;
+		groups[(*n)++] = g;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int raw = 0, argi = 1, err;
+	gid_t groups[16];
+	size_t ngroups = 0;
 	char *end;
 	long id;
 
-	if (argc > 1 && !strcmp(argv[1], "-r")) {
-		raw = 1;
-		argi++;
+	for (; argi < argc; argi++) {
+		if (!strcmp(argv[argi], "-r")) {
+			raw = 1;
+		} else if (!strcmp(argv[argi], "-g") && argi + 1 < argc) {
+			if (parse_groups(argv[++argi], groups, &ngroups)) {
+				fprintf(stderr, "dropuid: bad groups\n");
+				return 125;
+			}
+		} else {
+			break;
+		}
 	}
 	if (argc - argi < 2) {
-		fprintf(stderr, "usage: dropuid [-r] UID CMD [ARG...]\n");
+		fprintf(stderr, "usage: dropuid [-r] [-g GID[,GID...]] UID CMD [ARG...]\n");
 		return 125;
 	}
 	id = strtol(argv[argi], &end, 10);
@@ -60,7 +86,7 @@ int main(int argc, char **argv)
 	/* Keep the permitted set across setresuid() so -r can pick one cap. */
 	if (raw && prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0))
 		goto fail;
-	if (setgroups(0, NULL) || setresgid(id, id, id) || setresuid(id, id, id))
+	if (setgroups(ngroups, groups) || setresgid(id, id, id) || setresuid(id, id, id))
 		goto fail;
 	if (raw) {
 		err = keep_net_raw();

@@ -81,6 +81,22 @@ pkts()
 	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
 }
 
+# counts NS CHAIN: the packet counters of all of CHAIN's rules in namespace NS, one line.
+counts()
+{
+	$IP netns exec "$1" $IPT -w -nvxL "$2" | awk 'NR > 2 { printf "%s ", $1 } END { print "" }'
+}
+
+# ns_kill NS...: kill every process in the namespaces NS (servers and their
+# children): a process left in a namespace keeps it, and its table, alive.
+ns_kill()
+{
+	for _ns in "$@"; do
+		_pids=$($IP netns pids "$_ns" 2>/dev/null)
+		[ -n "$_pids" ] && kill -9 $_pids 2>/dev/null
+	done
+}
+
 # ns_pair C CADDR S SADDR: namespaces C and S (made anew, lo up) joined by a
 # veth pair named ${C}0 / ${S}0, with CADDR and SADDR (/24) on its ends.
 ns_pair()

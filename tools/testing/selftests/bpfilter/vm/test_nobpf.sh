@@ -152,6 +152,10 @@ eopnotsupp "-A INPUT -j REJECT tcp-reset" $IPT -A INPUT -p tcp -j REJECT --rejec
 eopnotsupp "-A INPUT -j REJECT" $IPT -A INPUT -j REJECT
 eopnotsupp "-A INPUT -j LOG" $IPT -A INPUT -j LOG --log-prefix "nobpf: "
 eopnotsupp "-A OUTPUT -j NFLOG" $IPT -A OUTPUT -j NFLOG --nflog-group 3
+eopnotsupp "-A INPUT -m addrtype" $IPT -A INPUT -m addrtype --dst-type BROADCAST -j DROP
+eopnotsupp "-A OUTPUT -m owner" $IPT -A OUTPUT -m owner --uid-owner 0 -j ACCEPT
+eopnotsupp "-A INPUT -m hashlimit" $IPT -A INPUT -m hashlimit --hashlimit-upto 5/sec --hashlimit-name nobpf -j ACCEPT
+eopnotsupp "-A INPUT -m string" $IPT -A INPUT -m string --string nobpf --algo bm -j DROP
 eopnotsupp "-A INPUT -m recent --set" $IPT -A INPUT -m recent --set --name nobpf
 ok_if "the refused table's recent list is let go" test ! -e /proc/net/xt_recent/nobpf
 ratelimit_pause

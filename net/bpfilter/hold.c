@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Held matches (hold.h): the records of BPFILTER_HOLDS_FILE and the code
+ * that calls the kernel's match.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/bpfilter.h>
+
+#include "codegen.h"
+#include "context.h"
+#include "hold.h"
+#include "io.h"
+#include "match.h"
+#include "rule.h"
+#include "table.h"
+
+void holds_number(struct table *t, uint32_t base)
+{
+	uint32_t i, k, n = 0;
+
+	t->hold_base = base;
+	for (i = 0; i < t->num_entries; i++) {
+		struct rule *r = &t->rules[i];
+
+		for (k = 0; k < r->num_matches; k++)
+			if (r->matches[k].ops->kernel)
+				r->matches[k].hold_id = base + n++;
+	}
+	t->num_holds = n;
+}
+
+/* The records of @t's holds, as the module reads them; *out NULL if none. */
+static int holds_records(const struct table *t, char **out, size_t *len)
+{
+	size_t size = 0, off = 0;
+	uint32_t i, k;
+	char *buf;
+
+	*out = NULL;
+	*len = 0;
+	if (!t->num_holds)
+		return 0;
+	if (t->num_holds > BPFILTER_HOLDS_MAX)
+		return -ENOMEM;
+	for (i = 0; i < t->num_entries; i++)
+		for (k = 0; k < t->rules[i].num_matches; k++)
+			if (t->rules[i].matches[k].ops->kernel)
+				size += sizeof(struct bpfilter_hold) + t->rules[i].matches[k].ops->size;
+	if (size > BPFILTER_HOLDS_MAX_SIZE)
+		return -ENOMEM;
+	buf = calloc(1, size);
+	if (!buf)
+		return -ENOMEM;
+	for (i = 0; i < t->num_entries; i++) {
+		const struct rule *r = &t->rules[i];
+
+		for (k = 0; k < r->num_matches; k++) {
+			const struct match *m = &r->matches[k];
+			struct bpfilter_hold *h = (struct bpfilter_hold *)(buf + off);
+
+			if (!m->ops->kernel)
+				continue;
+			strncpy(h->name, m->ops->id.name, sizeof(h->name) - 1);
+			h->revision = m->ops->id.revision;
+			h->size = m->ops->size;
+			h->id = m->hold_id;
+			h->hook_mask = r->comefrom;
+			memcpy(h->entry, &r->ip, sizeof(h->entry));
+			memcpy(h + 1, m->data, m->ops->size);
+			off += sizeof(*h) + m->ops->size;
+		}
+	}
+	*out = buf;
+	*len = size;
+	return 0;
+}
+
+/* Does the module hold exactly @buf (the file it loaded, unchanged since)? */
+static bool holds_held(struct context *ctx, const char *buf, size_t len)
+{
+	bool same = false;
+	char *file;
+	int fd;
+
+	if (!(ctx->req_flags & BPFILTER_REQ_HELD))
+		return false;
+	fd = openat(ctx->state_dir_fd, BPFILTER_HOLDS_FILE, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	file = malloc(len + 1);
+	/* One byte more than expected: a longer file is not the same set. */
+	if (file && read_exact(fd, file, len) == 0 && read(fd, file + len, 1) == 0)
+		same = !memcmp(file, buf, len);
+	free(file);
+	close(fd);
+	return same;
+}
+
+static int holds_write(struct context *ctx, const char *buf, size_t len)
+{
+	int fd, err;
+
+	fd = openat(ctx->state_dir_fd, BPFILTER_HOLDS_FILE ".new",
+		    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_exact(fd, buf, len);
+	close(fd);
+	if (!err && renameat(ctx->state_dir_fd, BPFILTER_HOLDS_FILE ".new",
+			     ctx->state_dir_fd, BPFILTER_HOLDS_FILE))
+		err = -errno;
+	return err;
+}
+
+int holds_prepare(struct context *ctx, const struct table *cur, struct table *t)
+{
+	size_t len;
+	char *buf;
+	int err;
+
+	/* After the ids of the table in force: both sets live until the swap is settled. */
+	holds_number(t, cur->hold_base + cur->num_holds);
+	err = holds_records(t, &buf, &len);
+	if (err || !buf)
+		return err;
+	if (!(ctx->req_flags & BPFILTER_REQ_HOLD_CAPABLE) || ctx->state_dir_fd < 0) {
+		bf_warn(ctx, "replace '%s': matches run by the kernel (recent, owner, ...) need "
+			"bpfilter.ko: refused", t->name);
+		err = -EOPNOTSUPP;
+	} else if (!holds_held(ctx, buf, len)) {
+		err = holds_write(ctx, buf, len);
+		if (!err) {
+			ctx->reply_flags |= BPFILTER_REPLY_HOLD_CHECK;
+			err = -EAGAIN;
+		}
+	}
+	free(buf);
+	return err;
+}
+
+/* 1: the match holds, 0: it does not; a hotdrop or a hold the module lacks drops the packet. */
+int hold_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
+{
+	uint32_t hit = cg_new_label(cg);
+
+	(void)rule;
+	if (cg->bi->kf_xt_match < 0)
+		return cg_unsupported(cg, "a match run by the kernel needs the kfuncs of bpfilter.ko");
+	cg_ld_ctx(cg, BPF_REG_1);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, m->hold_id));
+	cg_call_module_kfunc(cg, cg->bi->kf_xt_match);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 1, 0), hit);
+	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, hit);
+	return cg->err;
+}
