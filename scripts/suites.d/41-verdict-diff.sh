@@ -7,11 +7,25 @@
 # /tmp/verdict-mismatches.txt.
 #
 # random_ext_rulesets does the same with the comment, multiport, iprange,
-# mark, length, ttl, tos, dscp, ah and esp matches and -p sctp/dccp/udplite/
-# ah/esp, and prints "verdict-diff-ext: N cases, M mismatches".
+# mark, length, ttl, tos, dscp, ah, esp, pkttype, devgroup, realm and mac
+# matches and -p sctp/dccp/udplite/ah/esp; for the last four T's devices are
+# in groups and its routes have realms, and S also sends whole frames
+# (broadcast, multicast, other source MACs) from a packet socket. It prints
+# "verdict-diff-ext: N cases, M mismatches".
+#
+# random_stateful_rulesets (issue 11) adds -m conntrack (every option),
+# -m state and -m connmark (T's nftables table marks flows' entries) to the
+# rules and sends flows instead of single packets: TCP
+# handshakes, data and closes, UDP requests and replies, ICMP echoes, ICMP
+# errors (RELATED), out-of-window and flowless segments (INVALID), untracked
+# ports, flows through NAT (SNAT, DNAT), so that later packets' verdicts
+# depend on conntrack state. Conntrack is on in both T (an nftables table,
+# as ct_diff.sh does; hostd -C); prints "verdict-diff-ct: N cases,
+# M mismatches" (about 45 s on 2 cores).
 #
 # VERDICT_DIFF_CASES (default 3000; the test fails below 1000),
-# VERDICT_DIFF_EXT_CASES (default 6000; it fails below 3000) and
+# VERDICT_DIFF_EXT_CASES (default 6000; it fails below 3000),
+# VERDICT_DIFF_CT_CASES (default 5000; it fails below 1000) and
 # VERDICT_DIFF_SEED (default 1) select a longer or different run;
 # VERDICT_DIFF_TIMEOUT bounds it (default 600 s).
 set -u

@@ -28,32 +28,81 @@
  * hooks see are ours.
  *
  * random_ext_rulesets does the same with a generator that also emits the
- * comment, multiport, iprange, mark, length, ttl, tos, dscp, ah and esp
- * matches (0-2 a rule, random parameters and inversions, before or after
- * -p and its -m tcp/udp), -p sctp, dccp, udplite, ah, esp, and runs of
- * rules bpfilter folds into lookups (some with comments) or of ah, esp and
- * multiport rules; its packets add those protocols (SPIs and ports the
- * rules name, transport headers cut anywhere in their first 12 bytes),
- * TTLs, TOS bytes, lengths and addresses on and next to the rules'
- * boundaries, and for OUTPUT a socket mark (SO_MARK, the same on both
- * sides); two thirds of them are aimed at some rule (its addresses,
- * interfaces, protocol, destination port). T has a raw socket for each of
- * these protocols, so none of them is answered with protocol unreachable
- * (UDP-Lite and SCTP checksums are spoiled too), and it sees forwarded
- * packets with a TTL of 2 or more, so it never sends time exceeded. Its
- * draws are all behind v->ext: the other tests' streams are those seeds
- * were recorded with. 6000 cases by default, 40 packets a ruleset.
+ * comment, multiport, iprange, mark, length, ttl, tos, dscp, ah, esp,
+ * pkttype, devgroup, realm and mac matches (0-2 a rule, random parameters
+ * and inversions, before or after -p and its -m tcp/udp), -p sctp, dccp,
+ * udplite, ah, esp, and runs of rules bpfilter folds into lookups (some
+ * with comments), of ah, esp and multiport rules or of rules with a lone
+ * pkttype, devgroup, realm or mac match; its packets add those
+ * protocols (SPIs and ports the rules name, transport headers cut anywhere
+ * in their first 12 bytes), TTLs, TOS bytes, lengths and addresses on and
+ * next to the rules' boundaries, and for OUTPUT a socket mark (SO_MARK, the
+ * same on both sides); two thirds of them are aimed at some rule (its
+ * addresses, interfaces, protocol, destination port, the frame its pkttype
+ * or mac match wants). T has a raw socket for each of these protocols, so
+ * none of them is answered with protocol unreachable (UDP-Lite and SCTP
+ * checksums are spoiled too), and it sees forwarded packets with a TTL of 2
+ * or more, so it never sends time exceeded. For pkttype, devgroup, realm
+ * and mac (setup_ext(), the same on both sides): about half of S's
+ * packets go as whole frames from a packet socket in S, to the broadcast MAC address
+ * or a multicast one (PACKET_BROADCAST, PACKET_MULTICAST on T; often to
+ * T's subnet broadcasts, 255.255.255.255, 224.0.0.1 or a group T is not
+ * in), or to T from another sender's MAC address; T's own packets now and
+ * then go to a broadcast or multicast address, which T loops back through
+ * its INPUT (PACKET_LOOPBACK, no MAC header); T's vd0, vd1 and lo are in
+ * device groups 5, 0x12 and 0x40000003; its routes carry realms (realm 5 to
+ * 10.99.0.0/24, realms 3/9 on the default route, realm 7 on its local
+ * 10.200.1.1), so INPUT, FORWARD and OUTPUT see different ones. -m mac and
+ * --src-group are only in rules INPUT and FORWARD alone reach, --dst-group
+ * only in those FORWARD and OUTPUT alone reach (ip_tables' comefrom: a user
+ * chain's are the hooks of the jumps to it); an edit that jumps to such a
+ * chain from elsewhere must fail on both sides alike. Rules with each of
+ * these four (unicast, broadcast or multicast, and inverted pkttype; each
+ * devgroup option and an inverted one; realm and mac either way) must have
+ * counted packets on ip_tables' side. Its draws are all behind v->ext: the other tests'
+ * streams are those seeds were recorded with. 6000 cases by default, 40
+ * packets a ruleset.
  *
- * Usage: test_verdict_diff [-s seed] [-n cases] [-e ext-cases]
+ * random_stateful_rulesets (fixture vd_ct) does it with conntrack state:
+ * its rules add -m conntrack (--ctstate with every state and SNAT/DNAT,
+ * --ctdir, --ctproto, the four addresses with masks, the four ports and
+ * ranges, --ctstatus, --ctexpire with bounds far from any lifetime a flow
+ * here can have), -m state and -m connmark (--mark with masks: T's
+ * nftables table marks each new flow's entry by its protocol and server
+ * port, see setup_ct()), 0-2 a rule, with three quarters of the
+ * -s/-d/-i/-o options left out; its packets are flows to, from and across
+ * T, whose later packets' state comes from the earlier ones: TCP
+ * handshakes, data either way (some out of the window), FIN and RST closes,
+ * bare ACKs picked up mid-stream, segments that open nothing (SYN|FIN, a
+ * lone SYN|ACK); UDP requests and replies; ICMP echoes and a reply without
+ * a request; ICMP errors quoting a flow's packet (RELATED, or INVALID when
+ * about nothing confirmed or sent to a third address); flows to port 7777,
+ * which T leaves untracked; flows through T's NAT (DNAT to T, SNAT from or
+ * across it), so that SNAT/DNAT states hold and reply tuples are not the
+ * original ones swapped. Each flow has its own client port or echo id; a
+ * ruleset's flows are interleaved, each in order, and an edit may fall
+ * among them; with them come rules of the usual stateful shape (a protocol,
+ * conntrack matches, a verdict). Conntrack is on in both T whatever the
+ * ruleset (an nftables table: what bpfilter.ko's hold does; hostd -C tells
+ * the helper that it is held) and checks no checksums (spoiled, but in ICMP
+ * errors, which nothing answers and NAT checks); the table counts the
+ * states and NAT it gives: each must occur, and rules with a connmark
+ * match not inverted must have counted packets. A mismatch lists its flow's
+ * earlier packets. 5000 cases by default, up to 40 packets a ruleset.
+ *
+ * Usage: test_verdict_diff [-s seed] [-n cases] [-e ext-cases] [-c ct-cases]
  *        [-p packets-per-ruleset] [--soak] [-v] [--dump-ext N];
- *        env VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES.
+ *        env VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES,
+ *        VERDICT_DIFF_CT_CASES.
  * --dump-ext N prints random_ext_rulesets' first N rulesets (restore input,
  * the edit and the packets as comments) and runs nothing.
  * A mismatch is printed (and appended to /tmp/verdict-mismatches.txt) as the
  * iptables commands and the packet that reproduce it. The last lines are
- * "verdict-diff-ext: N cases, M mismatches" (random_ext_rulesets) and
+ * "verdict-diff-ext: N cases, M mismatches" (random_ext_rulesets),
+ * "verdict-diff-ct: N cases, M mismatches" (random_stateful_rulesets) and
  * "verdict-diff: N cases, M mismatches" (the others); the exit status is 0
- * only if both M are 0, N >= 1000 for the others and N >= 3000 for ext.
+ * only if every M is 0, N >= 1000 for the others and for ct, and N >= 3000
+ * for ext.
  */
 #define _GNU_SOURCE
 
@@ -72,10 +121,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -89,6 +140,8 @@
 #define VD_DEFAULT_CASES	3000
 #define VD_EXT_MIN_CASES	3000	/* random_ext_rulesets */
 #define VD_EXT_DEFAULT_CASES	6000
+#define VD_CT_MIN_CASES		1000	/* random_stateful_rulesets */
+#define VD_CT_DEFAULT_CASES	5000
 #define VD_SOAK_CASES		100000
 #define VD_MISMATCH_FILE	"/tmp/verdict-mismatches.txt"
 #define VD_MAX_SHOWN		20	/* mismatches printed in full */
@@ -104,6 +157,10 @@ struct vd_run {
 	unsigned long ext_want_cases;	/* random_ext_rulesets */
 	unsigned long ext_cases, ext_mismatches;
 	bool ext_ran;
+	unsigned int ct_per_ruleset;	/* random_stateful_rulesets: packets at most */
+	unsigned long ct_want_cases;	/* random_stateful_rulesets */
+	unsigned long ct_cases, ct_mismatches;
+	bool ct_ran;
 	pid_t main_pid;
 };
 
@@ -168,7 +225,37 @@ struct side {
 	int in_sk[2];			/* IPPROTO_RAW in S bound to vd0p, vd1p */
 	int obs_local[NOBS];		/* raw sockets in T: delivered locally */
 	int obs_fwd;			/* packet socket in S: forwarded by T */
+	int l2_sk;			/* ext: packet socket in S sending whole frames, */
+	int l2_ifindex[2];		/* ... out of vd0p, vd1p */
 };
+
+/*
+ * ext: how S puts a packet on the wire. L2_RAW: from its IPPROTO_RAW socket
+ * (T's MAC address, S's own as the source: PACKET_HOST on T); else as a
+ * whole frame from a packet socket, to T's MAC address, to the broadcast
+ * address or to a multicast one (PACKET_BROADCAST, PACKET_MULTICAST on T),
+ * from the source address pkt.smac says.
+ */
+enum { L2_RAW, L2_HOST, L2_BCAST, L2_MCAST };
+
+/* Senders' MAC addresses: vd0p's, vd1p's (each the same as its T peer's), two others. */
+static const uint8_t s_macs[][ETH_ALEN] = {
+	{ 0x02, 0, 0, 0, 0, 0x10 }, { 0x02, 0, 0, 0, 0, 0x11 }, { 0x02, 0, 0, 0, 0, 0x12 },
+	{ 0x0a, 0x1b, 0x2c, 0x3d, 0x4e, 0x5f },
+};
+#define NS_MACS (sizeof(s_macs) / sizeof(s_macs[0]))
+
+/*
+ * ext: T's device groups (setup_ext(); lo's is seen by its own packets to
+ * itself) and the realms of its routes: 10.99.0.0/24 (vd0) has realm 5, the
+ * default route (vd1) realms 3/9, T's local 10.200.1.1 realm 7. A packet's
+ * realm is its route's: for OUTPUT that of the destination; for INPUT the
+ * realm of the route back to its source, shifted up 16 bits; for FORWARD
+ * both halves.
+ */
+#define VD_GROUP_VD0	5
+#define VD_GROUP_VD1	0x12
+#define VD_GROUP_LO	0x40000003	/* ip link takes no group above INT_MAX */
 
 /*
  * A packet shape aimed at one rule of a large ruleset, so that its packets
@@ -180,6 +267,8 @@ struct vd_aim {
 	int dport;		/* -1: as generated */
 	uint8_t proto;		/* 0: as generated */
 	int path;		/* enum path; -1: as generated */
+	uint8_t l2;		/* ext: L2_BCAST, L2_MCAST (-m pkttype); 0: as generated */
+	uint8_t smac;		/* ext: 1 + index in s_macs[] (-m mac); 0: as generated */
 };
 
 #define VD_MAX_AIMS	96
@@ -210,12 +299,22 @@ struct vd {
 	uint16_t ports[VD_EXT_PORTS];	/* ports the ruleset mentions */
 	unsigned int nports;
 	bool ext;			/* random_ext_rulesets: extensions, more protocols */
+	unsigned int hooks;		/* hooks (HK_*) the rule being made is reached from */
+	unsigned int reach[8];		/* ... those of each user chain, from the jumps so far */
 	struct vd_seen spis, ttls, toses, lens, ips;	/* ext: values the rules name */
+	bool ct;			/* random_stateful_rulesets: conntrack rules, flows */
+	unsigned int hz;		/* ct: the kernel's HZ; 0: unknown, no --ctexpire */
+	struct pkt *script;		/* ct: the ruleset's packets in sending order, */
+	struct pkt *draft;		/* ... and flow by flow before they are mixed */
+	unsigned int flow_id;		/* ct: flows so far, for client ports and echo ids */
 	uint16_t ip_id;			/* unique id of each packet, never 0 */
 	unsigned int npackets;		/* packets of the current ruleset */
 	struct vd_aim aims[VD_MAX_AIMS];	/* large and ext rulesets only */
 	unsigned int naims;
 	unsigned int hit_rules;		/* rules ip_tables counted, last ruleset */
+	unsigned long hit_ct_rules;	/* ct: those with conntrack or state matches, all rulesets */
+	unsigned long hit_connmark[2];	/* ct: those with connmark matches, not inverted */
+	unsigned long hit_ext[11];	/* ext: those with ext_counted[]'s matches */
 	unsigned long outcomes[5];	/* ip_tables side */
 	unsigned long shown;
 	int log_fd;			/* helper's stderr */
@@ -270,14 +369,12 @@ static uint16_t pick_port(struct vd *v)
 	return p;
 }
 
-static void gen_ports(struct vd *v, const char *opt)
+/* " [!] --OPT A", or with @range " [!] --OPT A:B" for a second port B; @a is drawn already. */
+static void gen_port_opt(struct vd *v, const char *opt, uint16_t a, bool range)
 {
-	uint16_t a = pick_port(v), b;
+	uint16_t b;
 
-	switch (rnd(&v->rng, 3)) {
-	case 0:
-		return;
-	case 1:
+	if (!range) {
 		bprintf(&v->rules, " %s--%s %u", neg(v, 4), opt, a);
 		return;
 	}
@@ -289,6 +386,15 @@ static void gen_ports(struct vd *v, const char *opt)
 		b = t;
 	}
 	bprintf(&v->rules, " %s--%s %u:%u", neg(v, 4), opt, a, b);
+}
+
+static void gen_ports(struct vd *v, const char *opt)
+{
+	uint16_t a = pick_port(v);
+	unsigned int k = rnd(&v->rng, 3);
+
+	if (k)
+		gen_port_opt(v, opt, a, k == 2);
 }
 
 static void gen_flags(struct vd *v, char *out, size_t len)
@@ -312,6 +418,211 @@ static void gen_flags(struct vd *v, char *out, size_t len)
 	}
 }
 
+/*
+ * Conntrack and state matches (random_stateful_rulesets); every draw below
+ * happens only with v->ct set. A list is drawn as a mask of bits of
+ * ct_states[]; -m state knows the first five.
+ */
+static const char *const ct_states[] = {
+	"INVALID", "ESTABLISHED", "RELATED", "NEW", "UNTRACKED", "SNAT", "DNAT",
+};
+
+enum {
+	C_STATE, C_DIR, C_PROTO, C_ORIGSRC, C_ORIGDST, C_REPLSRC, C_REPLDST, C_ORIGSRCPORT,
+	C_ORIGDSTPORT, C_REPLSRCPORT, C_REPLDSTPORT, C_STATUS, C_EXPIRE,
+};
+
+/* The names of the bits of @mask, comma separated. */
+static void gen_names(struct vd *v, const char *const *names, unsigned int n, unsigned int mask)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (mask & (1u << i))
+			bprintf(&v->rules, "%s%s", k++ ? "," : "", names[i]);
+}
+
+/*
+ * A list of the first @n of @names: half the time one of the @usual masks
+ * (one a real ruleset would use, or one value alone: the one that decides),
+ * else any.
+ */
+static void gen_list(struct vd *v, const char *const *names, unsigned int n,
+		     const uint8_t *usual, unsigned int nusual)
+{
+	unsigned int m = usual[rnd(&v->rng, nusual)];
+
+	if (rnd(&v->rng, 2))
+		m = 1 + rnd(&v->rng, (1u << n) - 1);
+	gen_names(v, names, n, m & ((1u << n) - 1) ?: 1);
+}
+
+/* A list of the first @n states (-m state knows five). */
+static void gen_state_list(struct vd *v, unsigned int n)
+{
+	/* ESTABLISHED,RELATED; NEW; INVALID; ...; RELATED,NEW; SNAT; DNAT; ESTABLISHED,DNAT */
+	static const uint8_t usual[] = {
+		0x06, 0x08, 0x01, 0x02, 0x04, 0x10, 0x0e, 0x0c, 0x11, 0x20, 0x40, 0x42,
+	};
+
+	gen_list(v, ct_states, n, usual, sizeof(usual));
+}
+
+/* One option of " -m conntrack" (xt_conntrack revision 3, which iptables sends). */
+static void gen_ct_option(struct vd *v, int kind)
+{
+	static const char *const protos[] = { "tcp", "udp", "icmp", "6", "17", "1", "200" };
+	static const char *const status[] = {
+		"NONE", "EXPECTED", "SEEN_REPLY", "ASSURED", "CONFIRMED",
+	};
+	static const char *const addr_opts[] = { "ctorigsrc", "ctorigdst", "ctreplsrc", "ctrepldst" };
+	static const char *const port_opts[] = {
+		"ctorigsrcport", "ctorigdstport", "ctreplsrcport", "ctrepldstport",
+	};
+	/*
+	 * Far from every remaining lifetime a flow of this test can have (a
+	 * timeout of conntrack's minus under a minute; before the entry is
+	 * confirmed, its relative timeout less jiffies: 0 unless the host has
+	 * been up for 2^31 jiffies), so that both sides see the same side of
+	 * each bound.
+	 */
+	static const uint32_t expire[] = { 0, 5, 20, 45, 90, 200, 1000, 500000 };
+	static const int masks[] = { 32, 24, 16, 8, 0 };
+	unsigned int k, a, b;
+	uint16_t port;
+
+	switch (kind) {
+	case C_STATE:
+		bprintf(&v->rules, " %s--ctstate ", neg(v, 4));
+		gen_state_list(v, 7);
+		return;
+	case C_DIR:
+		/* --ctdir has no "!": REPLY is the inversion. */
+		bprintf(&v->rules, " --ctdir %s", rnd(&v->rng, 2) ? "ORIGINAL" : "REPLY");
+		return;
+	case C_PROTO:
+		bprintf(&v->rules, " %s--ctproto %s", neg(v, 4), protos[rnd(&v->rng, 7)]);
+		return;
+	case C_ORIGSRC:
+	case C_ORIGDST:
+	case C_REPLSRC:
+	case C_REPLDST:
+		bprintf(&v->rules, " %s--%s ", neg(v, 4), addr_opts[kind - C_ORIGSRC]);
+		k = rnd(&v->rng, NADDRS + NT_ADDRS);
+		bprintf(&v->rules, "%s/%d", k < NADDRS ? addrs[k] : t_addrs[k - NADDRS],
+			masks[rnd(&v->rng, 5)]);
+		return;
+	case C_ORIGSRCPORT:
+	case C_ORIGDSTPORT:
+	case C_REPLSRCPORT:
+	case C_REPLDSTPORT:
+		port = pick_port(v);
+		gen_port_opt(v, port_opts[kind - C_ORIGSRCPORT], port, !rnd(&v->rng, 3));
+		return;
+	case C_STATUS:
+		bprintf(&v->rules, " %s--ctstatus ", neg(v, 4));
+		/* ASSURED; SEEN_REPLY; CONFIRMED; EXPECTED; NONE; ASSURED,SEEN_REPLY */
+		gen_list(v, status, 5, (const uint8_t[]){ 0x08, 0x04, 0x10, 0x02, 0x01, 0x0c }, 6);
+		return;
+	case C_EXPIRE:
+		a = rnd(&v->rng, 8);
+		b = a + rnd(&v->rng, 8 - a);
+		bprintf(&v->rules, " %s--ctexpire %u", neg(v, 4), expire[a]);
+		if (b != a)
+			bprintf(&v->rules, ":%u", expire[b]);
+		return;
+	}
+}
+
+/*
+ * "V[/M]": @x, maybe with a mask, the value then half the time cut down to
+ * it (else bits outside the mask: never equal).
+ */
+static void gen_val_mask(struct vd *v, uint32_t x, const uint32_t *masks, unsigned int nmasks)
+{
+	uint32_t m = 0xffffffff;
+
+	if (rnd(&v->rng, 2)) {
+		m = masks[rnd(&v->rng, nmasks)];
+		if (rnd(&v->rng, 2))
+			x &= m;
+	}
+	bprintf(&v->rules, rnd(&v->rng, 3) ? "0x%x" : "%u", x);
+	if (m != 0xffffffff)
+		bprintf(&v->rules, "/0x%x", m);
+}
+
+/* " -m connmark [!] --mark V[/M]": the marks setup_ct()'s table gives flows, and others. */
+static void gen_connmark(struct vd *v)
+{
+	static const uint32_t vals[] = { 0, 0x1, 0x11, 0x21, 0xff000000, 0x4010, 0x10, 0x4000 };
+	static const uint32_t masks[] = { 0xff, 0xf, 0x1, 0xff000000, 0xffff, 0x10, 0xf0, 0 };
+	const char *not = neg(v, 3);
+
+	bprintf(&v->rules, " -m connmark %s--mark ", not);
+	gen_val_mask(v, vals[rnd(&v->rng, 8)], masks, 8);
+}
+
+/*
+ * @n matches on the packet's conntrack entry: " -m connmark", " -m state"
+ * or " -m conntrack" with 1-3 different options, --ctstate most often, then
+ * those for which every tracked packet has a value that varies along its
+ * flow.
+ */
+static void gen_ct_matches(struct vd *v, unsigned int n)
+{
+	static const uint8_t weighted[] = {
+		C_STATE, C_STATE, C_STATE, C_STATE, C_STATE, C_DIR, C_DIR, C_DIR, C_STATUS,
+		C_STATUS, C_PROTO, C_ORIGSRC, C_ORIGDST, C_REPLSRC, C_REPLDST, C_ORIGSRCPORT,
+		C_ORIGDSTPORT, C_REPLSRCPORT, C_REPLDSTPORT,
+		C_EXPIRE,	/* last: left out when the kernel's HZ is unknown */
+	};
+	unsigned int i, k, w, used, nopt, nw = sizeof(weighted) - !v->hz;
+
+	for (i = 0; i < n; i++) {
+		if (!rnd(&v->rng, 6)) {
+			gen_connmark(v);
+			continue;
+		}
+		if (!rnd(&v->rng, 4)) {
+			bprintf(&v->rules, " -m state %s--state ", neg(v, 4));
+			gen_state_list(v, 5);
+			continue;
+		}
+		bprintf(&v->rules, " -m conntrack");
+		nopt = 1 + rnd(&v->rng, 3);
+		used = 0;
+		for (k = 0; k < nopt; k++) {
+			/*
+			 * iptables takes each option once: the next unused one
+			 * instead; there are more kinds than options a match.
+			 */
+			w = rnd(&v->rng, nw);
+			while (used & (1u << weighted[w]))
+				w = (w + 1) % nw;
+			used |= 1u << weighted[w];
+			gen_ct_option(v, weighted[w]);
+		}
+	}
+}
+
+/*
+ * 1-2 rules of the shape stateful rulesets are made of (a protocol at most,
+ * conntrack matches and a verdict): gen_rule()'s other options would keep
+ * most packets away from their conntrack matches.
+ */
+static void gen_ct_usual(struct vd *v, const char *chain)
+{
+	static const char *const protos[] = { "", "", " -p tcp", " -p udp", " -p icmp" };
+	static const char *const targets[] = { " -j ACCEPT", " -j DROP", "" };
+	unsigned int i, n = 1 + rnd(&v->rng, 2);
+
+	for (i = 0; i < n; i++) {
+		bprintf(&v->rules, "-A %s%s", chain, protos[rnd(&v->rng, 5)]);
+		gen_ct_matches(v, 1 + !rnd(&v->rng, 3));
+		bprintf(&v->rules, "%s\n", targets[rnd(&v->rng, 3)]);
+	}
+}
 
 /*
  * Extension matches (random_ext_rulesets). Every draw below happens only
@@ -319,8 +630,30 @@ static void gen_flags(struct vd *v, char *out, size_t len)
  */
 enum {
 	X_COMMENT, X_MULTIPORT, X_IPRANGE, X_MARK, X_LENGTH, X_TTL, X_TOS, X_DSCP, X_AH, X_ESP,
+	X_PKTTYPE, X_DEVGROUP, X_REALM, X_MAC,
 	X_N
 };
+
+/*
+ * The hooks a rule is reached from (ip_tables' comefrom), as far as the
+ * filter table goes: -m mac and devgroup's --src-group only in INPUT and
+ * FORWARD, --dst-group only in FORWARD and OUTPUT; ip_tables refuses them
+ * (EINVAL) in a rule some other hook reaches, a user chain's included.
+ */
+#define HK_IN	(1u << 1)	/* NF_INET_LOCAL_IN */
+#define HK_FWD	(1u << 2)	/* NF_INET_FORWARD */
+#define HK_OUT	(1u << 3)	/* NF_INET_LOCAL_OUT */
+
+static unsigned int hook_bit(char hook)
+{
+	return hook == 'I' ? HK_IN : hook == 'F' ? HK_FWD : hook == 'O' ? HK_OUT : 0;
+}
+
+/* May the rule being made have --src-group (@dst: --dst-group), or -m mac? */
+static bool hooks_allow(const struct vd *v, bool dst)
+{
+	return !(v->hooks & ~(dst ? HK_FWD | HK_OUT : HK_IN | HK_FWD));
+}
 
 static void seen_add(struct vd_seen *s, uint32_t x)
 {
@@ -590,6 +923,97 @@ static void gen_spi(struct vd *v, const char *m)
 	bprintf(&v->rules, ":%u", b);
 }
 
+/*
+ * " -m pkttype [!] --pkt-type NAME", aliases and case included; in INPUT
+ * (where packets of every type arrive) broadcast and multicast more often.
+ */
+static void gen_pkttype(struct vd *v)
+{
+	static const char *const names[] = {
+		"unicast", "broadcast", "multicast", "host", "bcast", "mcast", "Broadcast",
+		"MULTICAST",
+	};
+	const char *not = neg(v, 3);
+	unsigned int k = rnd(&v->rng, 4) ? rnd(&v->rng, 3) : rnd(&v->rng, 8);
+
+	if (v->hooks == HK_IN && !k && rnd(&v->rng, 2))
+		k = 1 + rnd(&v->rng, 2);
+	bprintf(&v->rules, " -m pkttype %s--pkt-type %s", not, names[k]);
+}
+
+/*
+ * " -m devgroup" with --src-group and/or --dst-group, each as the hooks the
+ * rule is reached from allow (one of them always does: FORWARD allows both);
+ * mostly the group of one of T's devices.
+ */
+static void gen_devgroup(struct vd *v)
+{
+	static const uint32_t groups[] = {
+		VD_GROUP_VD0, VD_GROUP_VD1, VD_GROUP_LO, 0, 1, 4, 0x10, 0x40000000, 3, 0x13,
+	};
+	static const uint32_t masks[] = { 0xff, 0xf, 1, 4, 0x40000000, 0xfffffff0, 0x10, 0 };
+	bool src = hooks_allow(v, false), dst = hooks_allow(v, true);
+	unsigned int which = src && dst ? 1 + rnd(&v->rng, 3) : src ? 1 : 2, i;
+	const char *not;
+
+	bprintf(&v->rules, " -m devgroup");
+	for (i = 0; i < 2; i++) {
+		if (!(which & (1u << i)))
+			continue;
+		not = neg(v, 3);
+		bprintf(&v->rules, " %s--%s-group ", not, i ? "dst" : "src");
+		if (!rnd(&v->rng, 12))
+			bprintf(&v->rules, "default");	/* 0, /etc/iproute2/group */
+		else
+			gen_val_mask(v, groups[rnd(&v->rng, 4) ? rnd(&v->rng, 3) : rnd(&v->rng, 10)],
+				     masks, 8);
+	}
+}
+
+/*
+ * " -m realm [!] --realm ID[/MASK]": mostly a realm packets of the hooks
+ * the rule is reached from have (see VD_GROUP_VD0; [0, 4) INPUT, [3, 7)
+ * OUTPUT, [6, 12) FORWARD), else any of these or none of them.
+ */
+static void gen_realm(struct vd *v)
+{
+	static const uint32_t ids[] = {
+		0x50000, 0x90000, 0x70000, 0, 5, 7, 0x30009, 0x50005, 0x90005, 0x70005, 0x50000,
+		0x90000, 3, 9, 0x70007,
+	};
+	static const uint32_t masks[] = { 0xffff, 0xffff0000, 0xff, 1, 4, 0xf000f, 0 };
+	const char *not = neg(v, 3);
+	unsigned int k = rnd(&v->rng, 15);
+
+	if (v->hooks == HK_IN && rnd(&v->rng, 4))
+		k = rnd(&v->rng, 4);
+	else if (v->hooks == HK_OUT && rnd(&v->rng, 4))
+		k = 3 + rnd(&v->rng, 4);
+	else if (v->hooks == HK_FWD && rnd(&v->rng, 4))
+		k = 6 + rnd(&v->rng, 6);
+	bprintf(&v->rules, " -m realm %s--realm ", not);
+	if (!rnd(&v->rng, 12))
+		bprintf(&v->rules, "cosmos");	/* 0, /etc/iproute2/rt_realms */
+	else
+		gen_val_mask(v, ids[k], masks, 7);
+}
+
+/* " -m mac [!] --mac-source MAC": a sender's, or one a word or a half-word away. */
+static void gen_mac(struct vd *v)
+{
+	static const uint8_t others[][ETH_ALEN] = {
+		{ 0x02, 0, 0, 1, 0, 0x10 }, { 0x02, 0, 0, 0, 1, 0x10 }, { 0, 0, 0, 0, 0, 0 },
+	};
+	const char *not = neg(v, 3);
+	unsigned int k = rnd(&v->rng, NS_MACS + 3), i;
+	const uint8_t *m = k < NS_MACS ? s_macs[k] : others[k - NS_MACS];
+	const char *fmt = rnd(&v->rng, 4) ? "%s%02x" : "%s%02X";
+
+	bprintf(&v->rules, " -m mac %s--mac-source ", not);
+	for (i = 0; i < ETH_ALEN; i++)
+		bprintf(&v->rules, fmt, i ? ":" : "", m[i]);
+}
+
 /* The protocol a rule's text (from its -p on) names, and whether it is inverted. */
 static int rule_proto(const char *seg, bool *inv)
 {
@@ -617,9 +1041,13 @@ static int rule_proto(const char *seg, bool *inv)
 	return atoi(p);
 }
 
-static bool ext_fits(int kind, int proto, bool inv)
+static bool ext_fits(const struct vd *v, int kind, int proto, bool inv)
 {
 	switch (kind) {
+	case X_DEVGROUP:
+		return hooks_allow(v, false) || hooks_allow(v, true);
+	case X_MAC:
+		return hooks_allow(v, false);
 	case X_MULTIPORT:
 		return !inv && (proto == 6 || proto == 17 || proto == 136 || proto == 132 ||
 				proto == 33);
@@ -664,6 +1092,18 @@ static void gen_ext(struct vd *v, int kind)
 	case X_ESP:
 		gen_spi(v, "esp");
 		break;
+	case X_PKTTYPE:
+		gen_pkttype(v);
+		break;
+	case X_DEVGROUP:
+		gen_devgroup(v);
+		break;
+	case X_REALM:
+		gen_realm(v);
+		break;
+	case X_MAC:
+		gen_mac(v);
+		break;
 	}
 }
 
@@ -695,7 +1135,7 @@ static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre
 		for (i = 0; i < npre; i++) {
 			do
 				kind = rnd(&v->rng, X_N);
-			while (!ext_fits(kind, 0, true));
+			while (!ext_fits(v, kind, 0, true));
 			gen_ext(v, kind);
 		}
 		return;
@@ -709,7 +1149,7 @@ static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre
 		own = X_AH;
 	else if (!inv && proto == 50)
 		own = X_ESP;
-	else if (ext_fits(X_MULTIPORT, proto, inv))
+	else if (ext_fits(v, X_MULTIPORT, proto, inv))
 		own = X_MULTIPORT;
 	if (own >= 0 && (proto == 6 || proto == 17 ? !rnd(&v->rng, 3) : rnd(&v->rng, 6))) {
 		if (!n)
@@ -723,7 +1163,7 @@ static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre
 		} else {
 			do
 				kind = rnd(&v->rng, X_N);
-			while (!ext_fits(kind, proto, inv));
+			while (!ext_fits(v, kind, proto, inv));
 		}
 		gen_ext(v, kind);
 	}
@@ -822,7 +1262,33 @@ static void gen_ext_aim(struct vd *v, char hook, const char *ip, size_t len, int
 		if (tok && tok > opts && tok[-1] != '!')
 			a.dport = atoi(tok + strlen(dports[i]));
 	}
+	/* The rule so far (@ip runs on to its end): a frame -m pkttype or -m mac wants. */
+	tok = strstr(ip, " --pkt-type ");
+	if (tok && tok > ip && tok[-1] != '!') {
+		if (!strncasecmp(tok + 12, "b", 1))
+			a.l2 = L2_BCAST;
+		else if (!strncasecmp(tok + 12, "m", 1))
+			a.l2 = L2_MCAST;
+	}
+	tok = strstr(ip, " --mac-source ");
+	if (tok && tok > ip && tok[-1] != '!') {
+		unsigned int m[ETH_ALEN], k;
+
+		if (sscanf(tok + 14, "%x:%x:%x:%x:%x:%x", &m[0], &m[1], &m[2], &m[3], &m[4],
+			   &m[5]) == ETH_ALEN)
+			for (i = 0; i < NS_MACS && !a.smac; i++) {
+				for (k = 0; k < ETH_ALEN && m[k] == s_macs[i][k]; k++)
+					;
+				if (k == ETH_ALEN)
+					a.smac = 1 + i;
+			}
+	}
+	/* Such frames are a few of all, and only S sends them: more packets, from S. */
+	if ((a.l2 || a.smac) && a.path < 0 && hook != 'O')
+		a.path = rnd(&v->rng, 2) ? PATH_VD0 : PATH_VD1;
 	ext_aim_add(v, a, hook);
+	for (i = 0; hook != 'O' && i < (a.l2 ? 2u : a.smac ? 1u : 0u); i++)
+		ext_aim_add(v, a, hook);
 }
 
 /*
@@ -831,7 +1297,9 @@ static void gen_ext_aim(struct vd *v, char hook, const char *ip, size_t len, int
  * one lookup: some rules carry a comment (it always matches, so they fold
  * too), a few another extension match (which must keep them out of it).
  * Or a run of ah, esp or multiport rules: built-in chains are where packets
- * aimed at them get.
+ * aimed at them get. Or a run of rules with a pkttype, devgroup, realm or
+ * mac match alone, most of them only counting: among the other matches of
+ * a random rule these would hardly ever decide.
  */
 static void gen_ext_run(struct vd *v, const char *name)
 {
@@ -839,13 +1307,32 @@ static void gen_ext_run(struct vd *v, const char *name)
 		IP(10, 200, 0, 0), IP(10, 200, 1, 0), IP(192, 168, 1, 0), IP(172, 16, 5, 0),
 	};
 	static const int own[] = { 51, 50, 6, 17, 136, 132, 33 };
-	unsigned int n = 3 + rnd(&v->rng, 10), shape = rnd(&v->rng, 6), i;
+	static const int meta[] = { X_PKTTYPE, X_DEVGROUP, X_REALM, X_MAC };
+	unsigned int n = 3 + rnd(&v->rng, 10), shape = rnd(&v->rng, 8), i;
 	const char *target = rnd(&v->rng, 2) ? "DROP" : "ACCEPT";
 	int proto = rnd(&v->rng, 2) ? 6 : 17, kind;
 	uint32_t base = bases[rnd(&v->rng, 4)], a;
 	struct vd_aim aim;
 	uint16_t port;
 
+	v->hooks = hook_bit(name[0]);
+	if (shape >= 6) {
+		for (i = 0; i < n; i++) {
+			size_t at = v->rules.len;
+
+			do
+				kind = meta[rnd(&v->rng, 4)];
+			while (!ext_fits(v, kind, 0, false));
+			bprintf(&v->rules, "-A %s", name);
+			gen_ext(v, kind);
+			if (rnd(&v->rng, 3))
+				bprintf(&v->rules, "\n");
+			else
+				bprintf(&v->rules, " -j %s\n", rnd(&v->rng, 8) ? target : "RETURN");
+			gen_ext_aim(v, name[0], v->rules.p + at, 0, 0, false, v->rules.p + at);
+		}
+		return;
+	}
 	if (shape >= 4) {
 		proto = own[rnd(&v->rng, 7)];
 		for (i = 0; i < n; i++) {
@@ -884,7 +1371,7 @@ static void gen_ext_run(struct vd *v, const char *name)
 		} else if (!rnd(&v->rng, 8)) {
 			do
 				kind = rnd(&v->rng, X_N);
-			while (!ext_fits(kind, shape >= 2 ? proto : 0, shape < 2));
+			while (!ext_fits(v, kind, shape >= 2 ? proto : 0, shape < 2));
 			gen_ext(v, kind);
 		}
 		bprintf(&v->rules, " -j %s\n", rnd(&v->rng, 8) ? target : "RETURN");
@@ -894,11 +1381,12 @@ static void gen_ext_run(struct vd *v, const char *name)
 
 /*
  * ext: leave out half of the -s/-d/-i/-o a rule would have, so that more
- * packets get as far as its extension matches (no draw without v->ext).
+ * packets get as far as its extension matches; ct: three quarters, as a
+ * flow's packets have fewer addresses to offer (no draw without either).
  */
-static bool ext_fewer(struct vd *v)
+static bool fewer_opts(struct vd *v)
 {
-	return v->ext && rnd(&v->rng, 2);
+	return (v->ext && rnd(&v->rng, 2)) || (v->ct && rnd(&v->rng, 4));
 }
 
 /*
@@ -917,17 +1405,19 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 	size_t start = v->rules.len, ip, at;
 	int proto;
 
+	/* Known already: every jump to a user chain comes from those before it. */
+	v->hooks = chain < 0 ? hook_bit(hook) : v->reach[chain];
 	bprintf(&v->rules, "-A %s", name);
-	if (!rnd(&v->rng, 3) && !ext_fewer(v))
+	if (!rnd(&v->rng, 3) && !fewer_opts(v))
 		bprintf(&v->rules, " %s-s %s/%d", neg(v, 3), addrs[rnd(&v->rng, NADDRS)],
 			masks[rnd(&v->rng, 7)]);
-	if (!rnd(&v->rng, 3) && !ext_fewer(v))
+	if (!rnd(&v->rng, 3) && !fewer_opts(v))
 		bprintf(&v->rules, " %s-d %s/%d", neg(v, 3), addrs[rnd(&v->rng, NADDRS)],
 			masks[rnd(&v->rng, 7)]);
 	/* iptables refuses -o in INPUT and -i in OUTPUT, not in user chains. */
-	if (hook != 'I' && !rnd(&v->rng, 4) && !ext_fewer(v))
+	if (hook != 'I' && !rnd(&v->rng, 4) && !fewer_opts(v))
 		bprintf(&v->rules, " %s-o %s", neg(v, 3), ifaces[rnd(&v->rng, NIFACES)]);
-	if (hook != 'O' && !rnd(&v->rng, 4) && !ext_fewer(v))
+	if (hook != 'O' && !rnd(&v->rng, 4) && !fewer_opts(v))
 		bprintf(&v->rules, " %s-i %s", neg(v, 3), ifaces[rnd(&v->rng, NIFACES)]);
 	ip = v->rules.len;
 	if (v->ext && !rnd(&v->rng, 4)) {
@@ -987,6 +1477,8 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 		gen_ext_aim(v, chain < 0 ? hook : 'U', v->rules.p + start, ip - start, proto, inv,
 			    v->rules.p + at);
 	}
+	if (v->ct)
+		gen_ct_matches(v, rnd(&v->rng, 3) ? 1 + !rnd(&v->rng, 4) : 0);
 
 	p = rnd(&v->rng, 20);
 	if (p < 6) {
@@ -1000,6 +1492,7 @@ static void gen_rule(struct vd *v, int chain, char hook, const char *name)
 		unsigned int to = chain + 1 + rnd(&v->rng, v->nchains - chain - 1);
 
 		bprintf(&v->rules, " -%c c%u", rnd(&v->rng, 3) ? 'j' : 'g', to);
+		v->reach[to] |= v->hooks;
 	}
 	/* else: no target, the rule only counts */
 	bprintf(&v->rules, "\n");
@@ -1009,12 +1502,13 @@ static void gen_ruleset(struct vd *v)
 {
 	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
 	unsigned int c, i, n;
-	int run_at;
+	int run_at, usual_at;
 
 	v->rules.len = 0;
 	v->nports = 0;
 	v->naims = 0;
 	v->spis.n = v->ttls.n = v->toses.n = v->lens.n = v->ips.n = 0;
+	memset(v->reach, 0, sizeof(v->reach));
 	v->nchains = rnd(&v->rng, 5);
 	bprintf(&v->rules, "*filter\n");
 	for (c = 0; c < 3; c++)
@@ -1026,9 +1520,13 @@ static void gen_ruleset(struct vd *v)
 		n = rnd(&v->rng, 9);
 		/* ext: sometimes a foldable run somewhere among them */
 		run_at = v->ext && !rnd(&v->rng, 3) ? (int)rnd(&v->rng, n + 1) : -1;
+		/* ct: rules of the usual stateful shape somewhere among them */
+		usual_at = v->ct ? (int)rnd(&v->rng, n + 1) : -1;
 		for (i = 0; i <= n; i++) {
 			if ((int)i == run_at)
 				gen_ext_run(v, builtin[c]);
+			if ((int)i == usual_at)
+				gen_ct_usual(v, builtin[c]);
 			if (i < n)
 				gen_rule(v, -1, builtin[c][0], builtin[c]);
 		}
@@ -1038,8 +1536,13 @@ static void gen_ruleset(struct vd *v)
 
 		snprintf(name, sizeof(name), "c%u", c);
 		n = rnd(&v->rng, 7);
-		for (i = 0; i < n; i++)
-			gen_rule(v, c, 'U', name);
+		usual_at = v->ct ? (int)rnd(&v->rng, n + 1) : -1;
+		for (i = 0; i <= n; i++) {
+			if ((int)i == usual_at)
+				gen_ct_usual(v, name);
+			if (i < n)
+				gen_rule(v, c, 'U', name);
+		}
 	}
 	bprintf(&v->rules, "COMMIT\n");
 }
@@ -1100,6 +1603,13 @@ struct pkt {
 	unsigned int len;
 	enum path path;
 	uint32_t mark;		/* SO_MARK of an OUTPUT packet (ext only) */
+	uint8_t l2;		/* ext: how S sends it (L2_*) */
+	uint8_t smac;		/* ext: a frame's source, 1 + index in s_macs[]; 0: its veth's */
+	unsigned int flow;	/* ct: its flow's number in the ruleset, from 1, */
+	int dir;		/* its direction in it (0 original, 1 reply) */
+	bool nat;		/* ct: T's NAT may pass it on with these addresses: */
+	unsigned char seen[8];
+	char what[112];		/* ct: what it is in its flow */
 };
 
 static uint16_t pkt_port(struct vd *v)
@@ -1141,17 +1651,11 @@ static void spoil_crc32c(unsigned char *t, unsigned int len)
 		t[8 + i] = c >> (8 * i);
 }
 
-/*
- * Make the checksum at @off of a complete transport header wrong: T then
- * drops the packet in TCP/UDP/ICMP without answering it, and a reply would
- * cross T's OUTPUT chain behind our back (ICMP replies are rate limited
- * globally, so they would not even be the same on both sides).
- */
-static void spoil_csum(unsigned char *h, unsigned int l4len, unsigned int off)
+/* The right checksum at @off of a complete transport header (the field zeroed first). */
+static uint16_t l4_csum(unsigned char *h, unsigned int l4len, unsigned int off)
 {
 	unsigned char *t = h + (h[0] & 0xf) * 4;
 	uint32_t sum = 0;
-	uint16_t good, bad;
 
 	t[off] = t[off + 1] = 0;
 	if (h[9] != 1) {
@@ -1161,7 +1665,20 @@ static void spoil_csum(unsigned char *h, unsigned int l4len, unsigned int off)
 	sum = csum_add(sum, t, l4len);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
-	good = ~sum & 0xffff;
+	return ~sum & 0xffff;
+}
+
+/*
+ * Make the checksum at @off of a complete transport header wrong: T then
+ * drops the packet in TCP/UDP/ICMP without answering it, and a reply would
+ * cross T's OUTPUT chain behind our back (ICMP replies are rate limited
+ * globally, so they would not even be the same on both sides).
+ */
+static void spoil_csum(unsigned char *h, unsigned int l4len, unsigned int off)
+{
+	unsigned char *t = h + (h[0] & 0xf) * 4;
+	uint16_t good = l4_csum(h, l4len, off), bad;
+
 	/* x ^ 0x5555 is never x, nor its other ones' complement form (0 <-> 0xffff). */
 	bad = good ^ 0x5555;
 	if (!bad)
@@ -1223,6 +1740,68 @@ static void gen_ext_ip(struct vd *v, struct pkt *p, bool aimed)
 		p->mark = marks[rnd(&v->rng, 5)];
 }
 
+/*
+ * Broadcast and multicast destinations: T's subnets' broadcasts and the
+ * limited one; the all-hosts group, which T's devices are in, and a group
+ * they are not in (dropped by T's routing, after PREROUTING).
+ */
+static const char *const bcast_addrs[] = { "10.99.0.255", "10.200.0.255", "255.255.255.255" };
+static const char *const mcast_addrs[] = { "224.0.0.1", "224.0.0.1", "239.1.2.3" };
+
+/*
+ * How a packet from S gets to T (-m pkttype, -m mac): a quarter of them as
+ * a frame to the broadcast address, a seventh to a multicast one, often
+ * with a broadcast or multicast destination to go with it; some as a frame
+ * to T from another sender's MAC address; the rest from S's raw sockets,
+ * now and then to one of T's broadcast addresses (PACKET_HOST all the
+ * same). T's own packets (OUTPUT) go to a broadcast or multicast
+ * destination now and then: T loops them back to itself through INPUT
+ * (PACKET_LOOPBACK, no MAC header). A packet @aim'ed at a rule with
+ * -m pkttype or -m mac gets the frame it names (a multicast one to a group
+ * T is in, if not to the rule's destination).
+ */
+static void gen_ext_l2(struct vd *v, struct pkt *p, const struct vd_aim *aim)
+{
+	unsigned int k = rnd(&v->rng, 40);
+	const char *dst = NULL;
+	bool keep = aim && aim->dst;	/* its destination stays, mostly */
+
+	if (p->path == PATH_OUTPUT) {
+		if (k < 4 && !keep)
+			dst = k < 2 ? bcast_addrs[rnd(&v->rng, 3)] : mcast_addrs[rnd(&v->rng, 3)];
+		if (dst)
+			inet_pton(AF_INET, dst, p->d + 16);
+		return;
+	}
+	if (aim && aim->l2)
+		k = aim->l2 == L2_BCAST ? 0 : 10;
+	if (aim && aim->l2 && rnd(&v->rng, 2))
+		keep = false;
+	if (k < 10) {
+		p->l2 = L2_BCAST;
+		if (!keep && rnd(&v->rng, 2))
+			dst = bcast_addrs[rnd(&v->rng, 3)];
+	} else if (k < 16) {
+		p->l2 = L2_MCAST;
+		if (!keep && rnd(&v->rng, 4))
+			dst = mcast_addrs[aim && aim->l2 ? 0 : rnd(&v->rng, 3)];
+	} else if (k < 21) {
+		p->l2 = L2_HOST;
+	} else if (k < 23 && !keep) {
+		/* S's raw socket: to the subnet's broadcast, not the limited one (EACCES). */
+		dst = bcast_addrs[rnd(&v->rng, 2)];
+	}
+	if (dst)
+		inet_pton(AF_INET, dst, p->d + 16);
+	if (aim && aim->smac) {
+		p->smac = aim->smac;
+		if (!p->l2)
+			p->l2 = L2_HOST;
+	} else if (p->l2 && !rnd(&v->rng, 3)) {
+		p->smac = 1 + rnd(&v->rng, NS_MACS);
+	}
+}
+
 /* The transport header of the protocols only random_ext_rulesets sends; its length. */
 static unsigned int gen_ext_l4(struct vd *v, uint8_t proto, unsigned char *t,
 			       const struct vd_aim *aim)
@@ -1267,6 +1846,499 @@ static unsigned int gen_ext_l4(struct vd *v, uint8_t proto, unsigned char *t,
 	}
 }
 
+static void put16(unsigned char *d, uint16_t x)
+{
+	d[0] = x >> 8;
+	d[1] = x;
+}
+
+static void put32(unsigned char *d, uint32_t x)
+{
+	put16(d, x >> 16);
+	put16(d + 2, x);
+}
+
+/* An IPv4 header's fixed fields but the length and addresses; a fresh id, never 0. */
+static void ip_header(struct vd *v, unsigned char *h, unsigned int ihl, uint16_t frag,
+		      uint8_t proto)
+{
+	h[0] = 0x40 | ihl;
+	if (++v->ip_id == 0)
+		v->ip_id = 1;
+	put16(h + 4, v->ip_id);
+	put16(h + 6, frag);
+	h[8] = 64;
+	h[9] = proto;
+}
+
+static void set_len(struct pkt *p, unsigned int len)
+{
+	p->len = len;
+	put16(p->d + 2, len);
+}
+
+/*
+ * Stateful traffic (random_stateful_rulesets): flows between a client and a
+ * server, to, from or across T, whose later packets conntrack judges by the
+ * earlier ones; T tracks every packet (setup_ct()). Every flow has its own
+ * client port or echo id, so no entry of an earlier ruleset is looked up.
+ * Checksums are spoiled as everywhere here but in ICMP errors: T's
+ * conntrack does not check them, and T's stack answers none of these
+ * packets (nor ever an ICMP error).
+ */
+#define VD_CT_NOTRACK_PORT	7777	/* T's nftables table leaves it untracked */
+#define VD_CT_MAX_FLOWS		16
+#define VD_CT_MAX_PKTS		64	/* packets of one ruleset */
+
+enum { CT_IN, CT_OUT, CT_FWD };		/* to T, from T, across T */
+
+/*
+ * T's nftables table NATs these (setup_ct()): to VD_CT_NAT_ADDR, one of T's
+ * addresses, port VD_CT_DNAT_PORT goes to VD_CT_DNAT_TO port 80, and the
+ * source of a flow to port VD_CT_SNAT_PORT becomes VD_CT_NAT_ADDR.
+ */
+#define VD_CT_NAT_ADDR		"10.200.0.254"
+#define VD_CT_DNAT_TO		"10.99.0.1"
+#define VD_CT_DNAT_PORT		8088
+#define VD_CT_SNAT_PORT		8089
+
+struct ct_flow {
+	unsigned int n;			/* its number in the ruleset, from 1 */
+	int kind;
+	uint8_t proto;
+	bool nat;			/* T's NAT changes its addresses */
+	/*
+	 * [dir][0] source, [dir][1] destination (host order) of its packets
+	 * as sent in each direction (0 original, 1 reply); each side knows the
+	 * other one as T passes its packets on, so without NAT the reply's
+	 * are the original's swapped. icmp: the ports are the echo id.
+	 */
+	uint32_t addr[2][2];
+	uint16_t port[2][2];
+	uint16_t echo_seq;
+	enum path path[2];		/* how the original and the reply direction are sent */
+	uint32_t seq[2];		/* tcp: the next sequence number of client, server */
+	struct pkt *last[2];		/* the last packet of client, server; NULL: none */
+	struct pkt *out;		/* where its next packet goes, */
+	unsigned int room;		/* and how many more fit */
+};
+
+/* One of T's addresses (@local) or one of the others', other than @not (host order). */
+static uint32_t ct_addr(struct vd *v, bool local, uint32_t not)
+{
+	unsigned int n = local ? NT_ADDRS : NADDRS, k = rnd(&v->rng, n), i;
+	uint32_t a, net;
+
+	for (i = 0; i < n; i++, k = (k + 1) % n) {
+		a = ip_host(local ? t_addrs[k] : addrs[k]);
+		net = htonl(a);
+		if (a != not && t_local(&net) == local)
+			return a;
+	}
+	return not;	/* not reached: each kind has two addresses or more */
+}
+
+static bool ct_local(uint32_t a)
+{
+	uint32_t net = htonl(a);
+
+	return t_local(&net);
+}
+
+/* The veth T routes @a (not one of T's) out of, so where @a's packets come from. */
+static enum path ct_route(uint32_t a)
+{
+	return (a >> 8) == (IP(10, 99, 0, 0) >> 8) ? PATH_VD0 : PATH_VD1;
+}
+
+static void ct_flow_init(struct vd *v, struct ct_flow *f, unsigned int n, struct pkt *out,
+			 unsigned int room)
+{
+	static const uint8_t protos[] = { 6, 6, 6, 6, 17, 17, 17, 1, 1 };
+	static const int kinds[] = { CT_IN, CT_IN, CT_OUT, CT_FWD };
+	uint32_t c, s, nat_c, nat_s;
+	uint16_t cp, sp, nat_sp;
+
+	memset(f, 0, sizeof(*f));
+	f->n = n;
+	f->out = out;
+	f->room = room;
+	f->proto = protos[rnd(&v->rng, sizeof(protos))];
+	f->kind = kinds[rnd(&v->rng, 4)];
+	switch (f->kind) {
+	case CT_IN:
+		c = ct_addr(v, false, 0);
+		s = ct_addr(v, true, 0);
+		f->path[0] = rnd(&v->rng, 2) ? PATH_VD0 : PATH_VD1;
+		f->path[1] = PATH_OUTPUT;
+		break;
+	case CT_OUT:
+		c = ct_addr(v, true, 0);
+		s = ct_addr(v, false, 0);
+		f->path[0] = PATH_OUTPUT;
+		f->path[1] = ct_route(s);
+		break;
+	default:
+		c = ct_addr(v, false, 0);
+		s = ct_addr(v, false, c);
+		/* Mostly from where the client's address is routed. */
+		f->path[0] = rnd(&v->rng, 4) ? ct_route(c) : rnd(&v->rng, 2) ? PATH_VD0 : PATH_VD1;
+		f->path[1] = ct_route(s);
+	}
+	/* Unique for 28000 flows: no entry of an earlier ruleset is looked up. */
+	cp = 32768 + v->flow_id++ % 28000;
+	sp = rnd(&v->rng, 8) ? pkt_port(v) : VD_CT_NOTRACK_PORT;
+	nat_c = c;
+	nat_s = s;
+	nat_sp = sp;
+	/* Sometimes through T's NAT: tcp and udp to T (DNAT), from T or across it (SNAT). */
+	if (f->proto != IPPROTO_ICMP && !rnd(&v->rng, 4)) {
+		f->nat = true;
+		if (f->kind == CT_IN) {
+			s = ip_host(VD_CT_NAT_ADDR);
+			sp = VD_CT_DNAT_PORT;
+			nat_s = ip_host(VD_CT_DNAT_TO);
+			nat_sp = 80;
+		} else {
+			sp = nat_sp = VD_CT_SNAT_PORT;
+			nat_c = ip_host(VD_CT_NAT_ADDR);
+		}
+	}
+	f->addr[0][0] = c;
+	f->port[0][0] = cp;
+	f->addr[0][1] = s;
+	f->port[0][1] = sp;
+	f->addr[1][0] = nat_s;
+	f->port[1][0] = nat_sp;
+	f->addr[1][1] = nat_c;
+	f->port[1][1] = cp;
+	f->seq[0] = rnd(&v->rng, 0xffffffff);
+	f->seq[1] = rnd(&v->rng, 0xffffffff);
+}
+
+/* Begin @f's next packet, of @proto, from the client (@dir 0) or the server; NULL if full. */
+static unsigned char *ct_begin(struct vd *v, struct ct_flow *f, int dir, uint8_t proto)
+{
+	struct pkt *p = f->out;
+
+	if (!f->room)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->path = f->path[dir];
+	p->flow = f->n;
+	p->dir = dir;
+	ip_header(v, p->d, 5, 0x4000, proto);
+	put32(p->d + 12, f->addr[dir][0]);
+	put32(p->d + 16, f->addr[dir][1]);
+	/* As T passes it on: the addresses the other side sends to. */
+	p->nat = f->nat;
+	put32(p->seen, f->addr[!dir][1]);
+	put32(p->seen + 4, f->addr[!dir][0]);
+	return p->d + 20;
+}
+
+/* Finish it: @l4 transport bytes, the checksum at @csum spoiled, and what it is. */
+static struct pkt *ct_end(struct ct_flow *f, int dir, unsigned int l4, unsigned int csum,
+			  const char *fmt, ...)
+{
+	static const char *const kinds[] = { "to T", "from T", "across T" };
+	struct pkt *p = f->out;
+	const char *proto = f->proto == 6 ? "tcp" : f->proto == 17 ? "udp" : "icmp";
+	va_list ap;
+	int n;
+
+	set_len(p, 20 + l4);
+	spoil_csum(p->d, l4, csum);
+	n = snprintf(p->what, sizeof(p->what), "flow %u (%s %s%s), %s: ", f->n, proto,
+		     kinds[f->kind], f->nat ? " through NAT" : "",
+		     dir ? "reply direction" : "original direction");
+	va_start(ap, fmt);
+	vsnprintf(p->what + n, sizeof(p->what) - n, fmt, ap);
+	va_end(ap);
+	f->last[dir] = p;
+	f->out++;
+	f->room--;
+	return p;
+}
+
+static void ct_payload(struct vd *v, unsigned char *d, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		d[i] = rnd(&v->rng, 256);
+}
+
+#define TH_FIN	0x01
+#define TH_SYN	0x02
+#define TH_RST	0x04
+#define TH_PSH	0x08
+#define TH_ACK	0x10
+
+/*
+ * A TCP segment of @f from @dir with @flags and @len bytes of data, in
+ * sequence, or with @skew far beyond the receiver's window (INVALID). No
+ * window scaling: 64240 bytes are more than all the data a flow sends.
+ */
+static struct pkt *ct_tcp(struct vd *v, struct ct_flow *f, int dir, uint8_t flags,
+			  unsigned int len, bool skew)
+{
+	static const char *const names[] = { "FIN", "SYN", "RST", "PSH", "ACK" };
+	unsigned char *t = ct_begin(v, f, dir, IPPROTO_TCP);
+	char fl[32] = "";
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	put16(t, f->port[dir][0]);
+	put16(t + 2, f->port[dir][1]);
+	put32(t + 4, f->seq[dir] + (skew ? 0x40000000 : 0));
+	put32(t + 8, flags & TH_ACK ? f->seq[!dir] : 0);
+	t[12] = 5 << 4;
+	t[13] = flags;
+	put16(t + 14, 64240);
+	ct_payload(v, t + 20, len);
+	/* SYN and FIN take a sequence number each. */
+	if (!skew)
+		f->seq[dir] += len + !!(flags & TH_SYN) + !!(flags & TH_FIN);
+	for (i = 0; i < 5; i++)
+		if (flags & (1u << i))
+			snprintf(fl + strlen(fl), sizeof(fl) - strlen(fl), "%s%s", fl[0] ? "|" : "",
+				 names[i]);
+	return ct_end(f, dir, 20 + len, 16, "tcp %s, %u bytes%s", fl, len,
+		      skew ? ", out of window" : "");
+}
+
+static struct pkt *ct_udp(struct vd *v, struct ct_flow *f, int dir)
+{
+	unsigned char *t = ct_begin(v, f, dir, IPPROTO_UDP);
+	unsigned int len = rnd(&v->rng, 32);
+
+	if (!t)
+		return NULL;
+	put16(t, f->port[dir][0]);
+	put16(t + 2, f->port[dir][1]);
+	put16(t + 4, 8 + len);
+	ct_payload(v, t + 8, len);
+	return ct_end(f, dir, 8 + len, 6, "udp, %u bytes", len);
+}
+
+/* An echo request from the client, or the server's reply to the last one. */
+static struct pkt *ct_echo(struct vd *v, struct ct_flow *f, int dir)
+{
+	unsigned char *t = ct_begin(v, f, dir, IPPROTO_ICMP);
+
+	if (!t)
+		return NULL;
+	t[0] = dir ? 0 : 8;
+	put16(t + 4, f->port[0][0]);
+	if (!dir)
+		f->echo_seq++;
+	put16(t + 6, f->echo_seq);
+	ct_payload(v, t + 8, 16);
+	return ct_end(f, dir, 24, 2, "icmp echo %s, sequence %u", dir ? "reply" : "request",
+		      f->echo_seq);
+}
+
+/*
+ * An ICMP error from @dir's side about @about, a packet of the other side
+ * (its last if NULL): RELATED if that packet's entry is confirmed; INVALID
+ * if not, or @astray (to a third address: conntrack checks the outer
+ * destination against the entry).
+ */
+static struct pkt *ct_icmp_error(struct vd *v, struct ct_flow *f, int dir,
+				 const struct pkt *about, bool astray)
+{
+	static const uint8_t types[][2] = { { 3, 3 }, { 3, 1 }, { 3, 10 }, { 11, 0 }, { 12, 0 } };
+	unsigned int k = rnd(&v->rng, 5);
+	unsigned char *t = ct_begin(v, f, dir, IPPROTO_ICMP), *q;
+	struct pkt *p;
+	uint32_t to;
+	int ad;
+
+	about = about ?: f->last[!dir];
+	if (!t || !about)
+		return NULL;
+	q = t + 8;
+	if (astray) {
+		to = f->addr[dir][1];
+		put32(f->out->d + 16, ct_addr(v, ct_local(to), to));
+	}
+	t[0] = types[k][0];
+	t[1] = types[k][1];
+	/*
+	 * The IP header and 8 bytes of transport header, as ICMP quotes them:
+	 * as the packet reached this side, after T's NAT.
+	 */
+	memcpy(q, about->d, 28);
+	ad = about->dir;
+	put32(q + 12, f->addr[!ad][1]);
+	put32(q + 16, f->addr[!ad][0]);
+	if (f->proto != IPPROTO_ICMP) {
+		put16(q + 20, f->port[!ad][1]);
+		put16(q + 22, f->port[!ad][0]);
+	}
+	p = ct_end(f, dir, 36, 2, "icmp %u/%u quoting the packet of id %u%s", t[0], t[1],
+		   about->d[4] << 8 | about->d[5], astray ? ", to a third address" : "");
+	/*
+	 * A right checksum: no ICMP error is ever answered, and NAT drops a
+	 * RELATED one with a wrong checksum, before the filter in PREROUTING.
+	 */
+	put16(t + 2, l4_csum(p->d, 36, 2));
+	return p;
+}
+
+/* TCP: a handshake, data either way and a close; or a segment without a flow. */
+static void ct_flow_tcp(struct vd *v, struct ct_flow *f)
+{
+	static const uint8_t stray[] = {
+		TH_SYN | TH_FIN, TH_SYN | TH_ACK, TH_FIN, TH_RST, TH_FIN | TH_ACK, TH_SYN | TH_RST,
+	};
+	unsigned int i, n;
+	struct pkt *syn;
+	int d;
+
+	switch (rnd(&v->rng, 10)) {
+	case 0:
+		/* Invalid flags, or no SYN to open a flow: INVALID. */
+		ct_tcp(v, f, rnd(&v->rng, 2), stray[rnd(&v->rng, 6)], 0, false);
+		return;
+	case 1:
+		/* A bare ACK is picked up mid-stream (nf_conntrack_tcp_loose): NEW. */
+		ct_tcp(v, f, 0, TH_ACK, 0, false);
+		ct_tcp(v, f, 1, TH_PSH | TH_ACK, 1 + rnd(&v->rng, 40), false);
+		ct_tcp(v, f, 0, TH_ACK, 0, false);
+		return;
+	}
+	syn = ct_tcp(v, f, 0, TH_SYN, 0, false);
+	if (!syn)
+		return;
+	if (!rnd(&v->rng, 8)) {
+		/* The same SYN again (a retransmission). */
+		f->seq[0]--;
+		ct_tcp(v, f, 0, TH_SYN, 0, false);
+	}
+	if (!rnd(&v->rng, 8)) {
+		ct_icmp_error(v, f, 1, syn, !rnd(&v->rng, 4));
+		return;
+	}
+	ct_tcp(v, f, 1, TH_SYN | TH_ACK, 0, false);
+	if (rnd(&v->rng, 8))
+		ct_tcp(v, f, 0, TH_ACK, 0, false);
+	n = rnd(&v->rng, 4);
+	for (i = 0; i < n; i++)
+		ct_tcp(v, f, rnd(&v->rng, 2), TH_PSH | TH_ACK, 1 + rnd(&v->rng, 40),
+		       !rnd(&v->rng, 10));
+	d = rnd(&v->rng, 2);
+	/* An error about a segment of the open flow (a route gone, a TTL run out). */
+	if (!rnd(&v->rng, 5))
+		ct_icmp_error(v, f, d, NULL, !rnd(&v->rng, 4));
+	switch (rnd(&v->rng, 5)) {
+	case 0:
+		ct_tcp(v, f, d, TH_FIN | TH_ACK, 0, false);
+		ct_tcp(v, f, !d, TH_ACK, 0, false);
+		ct_tcp(v, f, !d, TH_FIN | TH_ACK, 0, false);
+		ct_tcp(v, f, d, TH_ACK, 0, false);
+		break;
+	case 1:
+		ct_tcp(v, f, d, TH_RST | TH_ACK, 0, false);
+		ct_tcp(v, f, !d, TH_ACK, 0, false);
+		break;
+	case 2:
+		ct_tcp(v, f, d, TH_ACK, 0, true);
+		break;
+	}
+}
+
+/* UDP: requests, replies, ICMP errors about them. */
+static void ct_flow_udp(struct vd *v, struct ct_flow *f)
+{
+	struct pkt *req = ct_udp(v, f, 0), never;
+	unsigned int i, n;
+
+	if (!req)
+		return;
+	if (!rnd(&v->rng, 8)) {
+		/* An error about a datagram never sent: take it back, keep a copy. */
+		never = *req;
+		f->out--;
+		f->room++;
+		f->last[0] = NULL;
+		ct_icmp_error(v, f, 1, &never, false);
+		return;
+	}
+	if (!rnd(&v->rng, 6))
+		ct_udp(v, f, 0);	/* still unreplied: NEW again */
+	if (rnd(&v->rng, 4))
+		ct_udp(v, f, 1);
+	n = rnd(&v->rng, 3);
+	for (i = 0; i < n; i++)
+		ct_udp(v, f, rnd(&v->rng, 2));
+	/* Mostly the server's port unreachable; an error from the client too. */
+	if (rnd(&v->rng, 2))
+		ct_icmp_error(v, f, !!rnd(&v->rng, 4), NULL, !rnd(&v->rng, 4));
+}
+
+/* ICMP: echo requests and replies; a reply without a request is INVALID. */
+static void ct_flow_icmp(struct vd *v, struct ct_flow *f)
+{
+	struct pkt *req;
+
+	if (!rnd(&v->rng, 6)) {
+		ct_echo(v, f, 1);
+		return;
+	}
+	req = ct_echo(v, f, 0);
+	if (!req)
+		return;
+	if (rnd(&v->rng, 4))
+		ct_echo(v, f, 1);
+	if (rnd(&v->rng, 2)) {
+		ct_echo(v, f, 0);
+		if (rnd(&v->rng, 2))
+			ct_echo(v, f, 1);
+	}
+	if (!rnd(&v->rng, 6))
+		ct_icmp_error(v, f, 1, req, false);
+}
+
+/*
+ * The ruleset's flows, up to run->ct_per_ruleset packets: made flow by flow
+ * in v->draft, then mixed into v->script, each flow's packets in order, so
+ * that flows are open at the same time.
+ */
+static void gen_ct_flows(struct vd *v)
+{
+	unsigned int start[VD_CT_MAX_FLOWS], left[VD_CT_MAX_FLOWS], nflows = 0, total = 0;
+	unsigned int i, k, r, live, max = run->ct_per_ruleset;
+	struct ct_flow f;
+
+	while (total < max && nflows < VD_CT_MAX_FLOWS) {
+		ct_flow_init(v, &f, nflows + 1, v->draft + total, max - total);
+		if (f.proto == 6)
+			ct_flow_tcp(v, &f);
+		else if (f.proto == 17)
+			ct_flow_udp(v, &f);
+		else
+			ct_flow_icmp(v, &f);
+		start[nflows] = total;
+		left[nflows] = f.out - (v->draft + total);
+		total += left[nflows++];
+	}
+	for (i = 0; i < total; i++) {
+		/* The r-th of the flows with packets left sends its next one. */
+		for (k = live = 0; k < nflows; k++)
+			live += !!left[k];
+		r = rnd(&v->rng, live);
+		for (k = 0; k < nflows; k++)
+			if (left[k] && !r--)
+				break;
+		v->script[i] = v->draft[start[k]++];
+		left[k]--;
+	}
+	v->npackets = total;
+}
+
 static void gen_packet(struct vd *v, struct pkt *p)
 {
 	static const uint8_t protos[] = { 6, 6, 6, 17, 17, 1, 1, 1, 200, 17 };
@@ -1294,15 +2366,7 @@ static void gen_packet(struct vd *v, struct pkt *p)
 	}
 	/* Rarely a header length other than 20: the transport header moves. */
 	ihl = rnd(&v->rng, 15) ? 5 : rnd(&v->rng, 8);
-	h[0] = 0x40 | ihl;
-	if (++v->ip_id == 0)
-		v->ip_id = 1;
-	h[4] = v->ip_id >> 8;
-	h[5] = v->ip_id & 0xff;
-	h[6] = frag >> 8;
-	h[7] = frag & 0xff;
-	h[8] = 64;
-	h[9] = proto;
+	ip_header(v, h, ihl, frag, proto);
 	inet_pton(AF_INET, addrs[rnd(&v->rng, NADDRS)], h + 12);
 	inet_pton(AF_INET, addrs[rnd(&v->rng, NADDRS)], h + 16);
 	if (rnd(&v->rng, 6) == 0)
@@ -1318,8 +2382,10 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		memcpy(h + 12, &aim->src, 4);
 	if (aim && aim->dst)
 		memcpy(h + 16, &aim->dst, 4);
-	if (v->ext)
+	if (v->ext) {
 		gen_ext_ip(v, p, aim != NULL);
+		gen_ext_l2(v, p, aim);
+	}
 	/* Options: NOPs then EOL, which ip_rcv accepts. */
 	for (i = 20; i < ihl * 4; i++)
 		h[i] = i + 1 < ihl * 4 ? 1 : 0;
@@ -1411,9 +2477,7 @@ static void gen_packet(struct vd *v, struct pkt *p)
 	}
 	for (i = hdr; i < l4; i++)
 		t[i] = rnd(&v->rng, 256);
-	p->len = (t - h) + l4;
-	h[2] = p->len >> 8;
-	h[3] = p->len & 0xff;
+	set_len(p, (t - h) + l4);
 	if (ihl >= 5 && l4 >= hdr) {
 		/* ESP and AH have no checksum: nothing in T handles them. */
 		if (proto == 132)
@@ -1445,7 +2509,9 @@ static void print_packet(struct vd *v, const struct pkt *p)
 		"from T's raw socket (OUTPUT)", "from S over vd0p (arrives on vd0)",
 		"from S over vd1p (arrives on vd1)",
 	};
-	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN], hex[800], ext[64] = "";
+	static const char *const l2[] = { "", "T's MAC", "ff:ff:ff:ff:ff:ff", "a multicast MAC" };
+	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN], hex[800], ext[160] = "";
+	const uint8_t *m;
 	unsigned int i, n = 0;
 
 	inet_ntop(AF_INET, p->d + 12, s, sizeof(s));
@@ -1454,11 +2520,34 @@ static void print_packet(struct vd *v, const struct pkt *p)
 		n = snprintf(ext, sizeof(ext), " ttl %u tos 0x%02x", p->d[8], p->d[1]);
 	if (v->ext && p->path == PATH_OUTPUT)
 		snprintf(ext + n, sizeof(ext) - n, " mark 0x%x (SO_MARK)", p->mark);
+	if (v->ext && p->path != PATH_OUTPUT && p->l2) {
+		m = s_macs[p->smac ? p->smac - 1 : p->path - PATH_VD0];
+		snprintf(ext + n, sizeof(ext) - n, " as a frame (packet socket) to %s from "
+			 "%02x:%02x:%02x:%02x:%02x:%02x", l2[p->l2], m[0], m[1], m[2], m[3], m[4],
+			 m[5]);
+	}
 	n = 0;
 	for (i = 0; i < p->len && n + 4 < sizeof(hex); i++)
 		n += snprintf(hex + n, sizeof(hex) - n, "%s%02x", i % 4 ? "" : " ", p->d[i]);
 	report(v, "#   packet %s: %s -> %s proto %u frag 0x%02x%02x%s len %u:%s\n", how[p->path],
 	       s, d, p->d[9], p->d[6], p->d[7], ext, p->len, hex);
+	if (p->what[0])
+		report(v, "#     %s\n", p->what);
+}
+
+/* ct: the packets of packet @i's flow that came before it and made its conntrack state. */
+static void print_flow_before(struct vd *v, unsigned int i)
+{
+	unsigned int k, n = 0;
+
+	for (k = 0; k < i; k++) {
+		if (v->script[k].flow != v->script[i].flow)
+			continue;
+		if (!n++)
+			report(v, "#   after these of its flow (their mismatches are reported "
+			       "above):\n");
+		print_packet(v, &v->script[k]);
+	}
 }
 
 /* The ruleset as the iptables commands that build it. */
@@ -1619,6 +2708,164 @@ static int setup_side(struct vd *v, int i)
 	return 0;
 }
 
+/*
+ * random_ext_rulesets' additions to both sides (setup() made them): T's
+ * devices in groups, realms on T's routes (see VD_GROUP_VD0), broadcasts
+ * allowed from its raw socket, and in S a packet socket for whole frames
+ * (send_frame()). Only there: with a realm on a route T checks every
+ * packet's source against its routes, which the other tests' packets were
+ * recorded without.
+ */
+static int setup_ext(struct vd *v)
+{
+	static const char *const devs[] = { "vd0p", "vd1p" };
+	unsigned int i, k;
+	int one = 1;
+
+	for (i = 0; i < 2; i++) {
+		struct side *sd = &v->side[i];
+		const char *t = sd->t;
+
+		if (sh("ip -n %s link set vd0 group %u && ip -n %s link set vd1 group %u && "
+		       "ip -n %s link set lo group %u", t, VD_GROUP_VD0, t, VD_GROUP_VD1, t,
+		       VD_GROUP_LO) ||
+		    sh("ip -n %s route replace 10.99.0.0/24 dev vd0 proto kernel scope link "
+		       "src 10.99.0.254 realm 5 && ip -n %s route replace default dev vd1 "
+		       "realms 3/9 && ip -n %s route replace local 10.200.1.1 dev lo table local "
+		       "proto kernel scope host src 10.200.1.1 realm 7", t, t, t))
+			return -EIO;
+		if (setsockopt(sd->out_sk, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)))
+			return -errno;
+		sd->l2_sk = socket_in(sd->s, AF_PACKET, SOCK_RAW, 0, NULL);
+		if (sd->l2_sk < 0)
+			return -errno;
+		for (k = 0; k < 2; k++) {
+			struct ifreq ifr = { 0 };
+
+			snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", devs[k]);
+			if (ioctl(sd->l2_sk, SIOCGIFINDEX, &ifr))
+				return -errno;
+			sd->l2_ifindex[k] = ifr.ifr_ifindex;
+		}
+	}
+	return 0;
+}
+
+/* What setup_ct()'s table counts (nftables "ct" expressions): states, NAT. */
+static const char *const ct_counted[] = {
+	"state invalid", "state established", "state related", "state new", "state untracked",
+	"status snat", "status dnat",
+};
+#define NCOUNTED (sizeof(ct_counted) / sizeof(ct_counted[0]))
+
+/*
+ * Conntrack on in side @i's T for every packet whatever the ruleset, as
+ * bpfilter.ko's hold would keep it (and xt_conntrack's checkentry does on
+ * K): an nftables table whose ct expressions take conntrack. It also leaves
+ * VD_CT_NOTRACK_PORT untracked (UNTRACKED), before conntrack; NATs the flows
+ * ct_flow_init() sends to VD_CT_DNAT_PORT and VD_CT_SNAT_PORT, so that
+ * --ctstate SNAT/DNAT hold and reply tuples are not the original ones
+ * swapped; marks each new flow's entry (ct mark, for -m connmark) by its
+ * protocol and server port, after conntrack and before the filter; and
+ * counts the states conntrack gives, after it and before the filter, so
+ * the counts say what the traffic exercised whatever the verdicts. Our
+ * checksums are spoiled on purpose (ct_end()): conntrack must not call
+ * those packets INVALID.
+ */
+static int setup_ct(struct vd *v, int i)
+{
+	static const char *const hooks[] = { "prerouting", "output" };
+	unsigned int h, k;
+	char cmd[128];
+	FILE *f;
+
+	if (sh("ip netns exec %s sysctl -qw net.netfilter.nf_conntrack_checksum=0", v->side[i].t))
+		return -EIO;
+	snprintf(cmd, sizeof(cmd), "ip netns exec %s nft -f -", v->side[i].t);
+	f = popen(cmd, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "table ip vd_ct {\n");
+	for (h = 0; h < 2; h++) {
+		fprintf(f, " chain notrack_%s {\n  type filter hook %s priority raw;\n"
+			"  meta l4proto { tcp, udp } th dport %d notrack\n"
+			"  meta l4proto { tcp, udp } th sport %d notrack\n }\n", hooks[h], hooks[h],
+			VD_CT_NOTRACK_PORT, VD_CT_NOTRACK_PORT);
+		fprintf(f, " chain states_%s {\n  type filter hook %s priority mangle;\n",
+			hooks[h], hooks[h]);
+		for (k = 0; k < NCOUNTED; k++)
+			fprintf(f, "  ct %s counter\n", ct_counted[k]);
+		fprintf(f, " }\n");
+	}
+	/*
+	 * Conntrack marks (-m connmark), set by a new flow's first packet,
+	 * before the filter: by protocol, and server ports below 1024, and the
+	 * NAT ports; UDP above 1023 keeps 0.
+	 */
+	for (h = 0; h < 2; h++)
+		fprintf(f, " chain connmark_%s {\n  type filter hook %s priority mangle;\n"
+			"  ct state new meta l4proto tcp ct mark set 0x1\n"
+			"  ct state new meta l4proto tcp th dport < 1024 ct mark set 0x11\n"
+			"  ct state new meta l4proto udp th dport < 1024 ct mark set 0x21\n"
+			"  ct state new meta l4proto icmp ct mark set 0xff000000\n"
+			"  ct state new meta l4proto { tcp, udp } th dport { %d, %d } "
+			"ct mark set 0x4010\n }\n", hooks[h], hooks[h], VD_CT_DNAT_PORT,
+			VD_CT_SNAT_PORT);
+	fprintf(f, " chain nat_pre {\n  type nat hook prerouting priority dstnat;\n"
+		"  ip daddr %s meta l4proto { tcp, udp } th dport %d dnat to %s:80\n }\n",
+		VD_CT_NAT_ADDR, VD_CT_DNAT_PORT, VD_CT_DNAT_TO);
+	fprintf(f, " chain nat_post {\n  type nat hook postrouting priority srcnat;\n"
+		"  meta l4proto { tcp, udp } th dport %d snat to %s\n }\n", VD_CT_SNAT_PORT,
+		VD_CT_NAT_ADDR);
+	fprintf(f, "}\n");
+	return pclose(f) ? -EIO : 0;
+}
+
+/* Side @s's T's packets of each of ct_counted[] (setup_ct()'s counters). */
+static void ct_counts(struct vd *v, int s, unsigned long n[NCOUNTED])
+{
+	char key[8], val[16], name[32];
+	struct buf out = { 0 };
+	unsigned long c;
+	unsigned int k;
+	const char *l;
+
+	run_in(v, s, "nft list table ip vd_ct", &out);
+	for (l = out.p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		if (sscanf(l, " ct %7s %15s counter packets %lu", key, val, &c) != 3)
+			continue;
+		snprintf(name, sizeof(name), "%s %s", key, val);
+		for (k = 0; k < NCOUNTED; k++)
+			if (!strcmp(name, ct_counted[k]))
+				n[k] += c;
+	}
+	free(out.p);
+}
+
+/*
+ * The kernel's HZ, which bpfilter.ko hands its helper for --ctexpire and
+ * hostd's helper takes from $BPFILTER_HZ; 0 if neither that nor the kernel's
+ * config says.
+ */
+static unsigned int kernel_hz(void)
+{
+	const char *env = getenv("BPFILTER_HZ");
+	unsigned int hz = 0;
+	char line[32];
+	FILE *f;
+
+	if (env)
+		return strtoul(env, NULL, 10);
+	f = popen("{ zcat /proc/config.gz || cat /boot/config-$(uname -r); } 2>/dev/null | "
+		  "sed -n 's/^CONFIG_HZ=//p'", "r");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f))
+		hz = strtoul(line, NULL, 10);
+	pclose(f);
+	return hz;
+}
+
 static void teardown(struct vd *v)
 {
 	unsigned int i, k;
@@ -1627,9 +2874,9 @@ static void teardown(struct vd *v)
 		hostd_stop(&v->hostd);
 	for (i = 0; i < 2; i++) {
 		struct side *sd = &v->side[i];
-		int *fds[] = { &sd->out_sk, &sd->in_sk[0], &sd->in_sk[1], &sd->obs_fwd };
+		int *fds[] = { &sd->out_sk, &sd->in_sk[0], &sd->in_sk[1], &sd->obs_fwd, &sd->l2_sk };
 
-		for (k = 0; k < 4; k++)
+		for (k = 0; k < 5; k++)
 			if (*fds[k] >= 0)
 				close(*fds[k]);
 		for (k = 0; k < NOBS; k++)
@@ -1648,12 +2895,15 @@ static void teardown(struct vd *v)
 		fclose(v->report);
 	free(v->rules.p);
 	free(v->edit.p);
+	free(v->script);
+	free(v->draft);
 	memset(v, 0, sizeof(*v));
 }
 
-static int setup(struct vd *v)
+/* Both sides and hostd; @ct: for random_stateful_rulesets (setup_ct(), hostd -C). */
+static int setup(struct vd *v, bool ct)
 {
-	char backend[64], *argv[3] = { NULL, backend, NULL };
+	char backend[64], hz[16], *argv[3] = { NULL, backend, NULL };
 	struct mbox_driver_opts opts = { 0 };
 	unsigned int i, k;
 	int err;
@@ -1663,15 +2913,31 @@ static int setup(struct vd *v)
 	for (i = 0; i < 2; i++) {
 		struct side *sd = &v->side[i];
 
-		sd->out_sk = sd->in_sk[0] = sd->in_sk[1] = sd->obs_fwd = -1;
+		sd->out_sk = sd->in_sk[0] = sd->in_sk[1] = sd->obs_fwd = sd->l2_sk = -1;
 		for (k = 0; k < NOBS; k++)
 			sd->obs_local[k] = -1;
 	}
 	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 1;
 	for (i = 0; i < 2; i++) {
 		err = setup_side(v, i);
+		if (!err && ct)
+			err = setup_ct(v, i);
 		if (err)
 			goto fail;
+	}
+	if (ct) {
+		v->script = calloc(VD_CT_MAX_PKTS, sizeof(*v->script));
+		v->draft = calloc(VD_CT_MAX_PKTS, sizeof(*v->draft));
+		if (!v->script || !v->draft) {
+			err = -ENOMEM;
+			goto fail;
+		}
+		/* hostd's helper inherits it; without it --ctexpire is not generated. */
+		v->hz = kernel_hz();
+		snprintf(hz, sizeof(hz), "%u", v->hz);
+		if (v->hz)
+			setenv("BPFILTER_HZ", hz, 1);
+		opts.ct_held = true;
 	}
 	err = hostd_shim_path(v->shim, sizeof(v->shim));
 	if (!err && access(v->shim, R_OK))
@@ -1720,11 +2986,14 @@ static int apply(struct vd *v, int s, struct buf *out)
 	return run_in(v, s, cmd, out);
 }
 
-/* Does @d (an IPv4 packet of @len bytes) carry @p's id, protocol and addresses? */
+/*
+ * Does @d (an IPv4 packet of @len bytes) carry @p's id, protocol and
+ * addresses, or those T's NAT gives it?
+ */
 static bool same_packet(const unsigned char *d, ssize_t len, const struct pkt *p)
 {
 	return len >= 20 && !memcmp(d + 4, p->d + 4, 2) && d[9] == p->d[9] &&
-	       !memcmp(d + 12, p->d + 12, 8);
+	       (!memcmp(d + 12, p->d + 12, 8) || (p->nat && !memcmp(d + 12, p->seen, 8)));
 }
 
 /* Look at (and consume) what the observers of side @s hold: an outcome or OUT_DROPPED. */
@@ -1783,6 +3052,72 @@ static enum outcome wait_observed(struct side *sd, const struct pkt *p, int ms)
 	}
 }
 
+/*
+ * ext: send @p from side @sd's S as an Ethernet frame (gen_ext_l2()): what
+ * its IPPROTO_RAW socket would put on the wire (the IP header's checksum
+ * and total length filled in), but to the destination and from the source
+ * @p names.
+ */
+static ssize_t send_frame(struct side *sd, const struct pkt *p)
+{
+	static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct sockaddr_ll ll = {
+		.sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_IP),
+		.sll_ifindex = sd->l2_ifindex[p->path - PATH_VD0], .sll_halen = ETH_ALEN,
+	};
+	unsigned int ihl = (p->d[0] & 0xf) * 4, i;
+	unsigned char f[ETH_HLEN + sizeof(p->d)], *h = f + ETH_HLEN;
+	uint32_t sum = 0;
+
+	/* raw_send_hdrinc() refuses a header longer than the packet. */
+	if (ihl >= 20 && ihl > p->len) {
+		errno = EINVAL;
+		return -1;
+	}
+	switch (p->l2) {
+	case L2_BCAST:
+		memcpy(f, bcast, ETH_ALEN);
+		break;
+	case L2_MCAST:
+		/* 01:00:5e and the group's low 23 bits; the all-hosts group's if none. */
+		f[0] = 0x01;
+		f[1] = 0x00;
+		f[2] = 0x5e;
+		if ((p->d[16] & 0xf0) == 0xe0) {
+			f[3] = p->d[17] & 0x7f;
+			f[4] = p->d[18];
+			f[5] = p->d[19];
+		} else {
+			f[3] = f[4] = 0;
+			f[5] = 1;
+		}
+		break;
+	default:
+		memcpy(f, s_macs[p->path - PATH_VD0], ETH_ALEN);	/* T's peer veth's */
+	}
+	memcpy(f + ETH_ALEN, s_macs[p->smac ? p->smac - 1 : p->path - PATH_VD0], ETH_ALEN);
+	f[12] = ETH_P_IP >> 8;
+	f[13] = ETH_P_IP & 0xff;
+	memcpy(h, p->d, p->len);
+	if (ihl >= 20) {
+		h[10] = h[11] = 0;
+		sum = csum_add(sum, h, ihl);
+		while (sum >> 16)
+			sum = (sum & 0xffff) + (sum >> 16);
+		put16(h + 10, ~sum);
+	}
+	memcpy(ll.sll_addr, f, ETH_ALEN);
+	for (i = 0; i < 1000; i++) {
+		ssize_t n = sendto(sd->l2_sk, f, ETH_HLEN + p->len, 0, (struct sockaddr *)&ll,
+				   sizeof(ll));
+
+		if (n >= 0 || errno != EAGAIN)
+			return n;
+		usleep(100);
+	}
+	return -1;
+}
+
 /* Send @p on both sides; their outcomes into @o. */
 static void send_both(struct vd *v, const struct pkt *p, enum outcome o[2])
 {
@@ -1801,7 +3136,8 @@ static void send_both(struct vd *v, const struct pkt *p, enum outcome o[2])
 			o[s] = OUT_ERROR;
 			continue;
 		}
-		if (sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
+		if (p->l2 && p->path != PATH_OUTPUT ? send_frame(sd, p) < 0 :
+		    sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
 			/* Only LOCAL_OUT's NF_DROP turns into EPERM. */
 			o[s] = errno == EPERM && p->path == PATH_OUTPUT ? OUT_DROPPED : OUT_ERROR;
 			continue;
@@ -1844,7 +3180,7 @@ static void strip_comments(struct buf *b)
 static void mismatch_header(struct vd *v, unsigned int round)
 {
 	report(v, "# MISMATCH (seed %lu, %sruleset %u); ruleset:\n", run->seed,
-	       v->ext ? "random_ext_rulesets " : "", round);
+	       v->ext ? "random_ext_rulesets " : v->ct ? "random_stateful_rulesets " : "", round);
 	print_ruleset(v);
 	if (v->edit.len)
 		report(v, "#   (before packet %u:) iptables-legacy %s\n", v->edit_at, v->edit.p);
@@ -1874,17 +3210,55 @@ static bool apply_edit(struct vd *v, unsigned int round)
 	return rc[0] == rc[1];
 }
 
-/* The number of rules with non-zero counters in an iptables-save -c dump. */
-static unsigned int count_hit_rules(const struct buf *save)
+/*
+ * The number of rules with non-zero counters in an iptables-save -c dump;
+ * with @ct only those with a conntrack or state match.
+ */
+static unsigned int count_hit_rules(const struct buf *save, bool ct)
 {
-	const char *l;
+	const char *l, *end;
 	unsigned int n = 0;
 
-	for (l = save->p; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
-		if (l[0] == '[' && strncmp(l, "[0:0] -A", 8))
+	for (l = save->p; l && *l; l = end + !!*end) {
+		end = strchrnul(l, '\n');
+		if (l[0] != '[' || !strncmp(l, "[0:0] -A", 8))
+			continue;
+		if (!ct || memmem(l, end - l, " -m conntrack ", 14) ||
+		    memmem(l, end - l, " -m state ", 10))
 			n++;
+	}
 	return n;
 }
+
+/* The number of rules with non-zero counters in an iptables-save -c dump that contain @s. */
+static unsigned int count_hit_with(const struct buf *save, const char *s)
+{
+	const char *l, *end;
+	unsigned int n = 0;
+
+	for (l = save->p; l && *l; l = end + !!*end) {
+		end = strchrnul(l, '\n');
+		if (l[0] == '[' && strncmp(l, "[0:0] -A", 8) && memmem(l, end - l, s, strlen(s)))
+			n++;
+	}
+	return n;
+}
+
+/*
+ * ext: rules whose packet counts random_ext_rulesets reports, for the
+ * matches that need the frames and setup_ext()'s groups and realms to
+ * match at all (as iptables-save prints them; hit_ext[] in this order, the
+ * second and third checked together).
+ */
+static const char *const ext_counted[] = {
+	"-m pkttype --pkt-type unicast", "-m pkttype --pkt-type broadcast",
+	"-m pkttype --pkt-type multicast", "-m pkttype ! --pkt-type", "-m devgroup --src-group",
+	"-m devgroup --dst-group", "-m devgroup ! ", "-m realm --realm", "-m realm ! --realm",
+	"-m mac --mac-source", "-m mac ! --mac-source",
+};
+#define NEXT_COUNTED (sizeof(ext_counted) / sizeof(ext_counted[0]))
+_Static_assert(NEXT_COUNTED == sizeof(((struct vd *)0)->hit_ext) / sizeof(unsigned long),
+	       "one hit_ext[] for each of ext_counted[]");
 
 /* Report the first line where two dumps differ (large rulesets). */
 static void report_first_difference(struct vd *v, const struct buf save[2])
@@ -1906,6 +3280,14 @@ static void report_first_difference(struct vd *v, const struct buf save[2])
 static void gen_random(struct vd *v)
 {
 	gen_ruleset(v);
+	gen_edit(v);
+}
+
+/* A random ruleset with conntrack matches, its flows, and maybe an edit among them. */
+static void gen_stateful(struct vd *v)
+{
+	gen_ruleset(v);
+	gen_ct_flows(v);
 	gen_edit(v);
 }
 
@@ -1945,12 +3327,17 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 			bad++;
 			shown = true;
 		}
-		gen_packet(v, &p);
+		if (v->ct)
+			p = v->script[i];	/* made with the ruleset: its flows */
+		else
+			gen_packet(v, &p);
 		send_both(v, &p, o);
 		/* A packet the stack refuses before any hook is not a case. */
 		if (o[0] == OUT_ERROR && o[1] == OUT_ERROR)
 			continue;
-		if (v->ext)
+		if (v->ct)
+			run->ct_cases++;
+		else if (v->ext)
 			run->ext_cases++;
 		else
 			run->cases++;
@@ -1966,6 +3353,8 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 		report(v, "# ruleset %u packet %u: ip_tables: %s, bpfilter: %s\n", round, i,
 		       outcome_name[o[0]], outcome_name[o[1]]);
 		print_packet(v, &p);
+		if (v->ct)
+			print_flow_before(v, i);
 	}
 
 	for (s = 0; s < 2; s++) {
@@ -1990,7 +3379,14 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 			shown = true;
 		}
 	}
-	v->hit_rules = count_hit_rules(&save[0]);
+	v->hit_rules = count_hit_rules(&save[0], false);
+	if (v->ct) {
+		v->hit_ct_rules += count_hit_rules(&save[0], true);
+		v->hit_connmark[0] += count_hit_with(&save[0], "-m connmark ");
+		v->hit_connmark[1] += count_hit_with(&save[0], "-m connmark --mark");
+	}
+	for (i = 0; v->ext && i < NEXT_COUNTED; i++)
+		v->hit_ext[i] += count_hit_with(&save[0], ext_counted[i]);
 	if (run->verbose && save[0].p && v->rules.len <= VD_BIG_RULESET)
 		printf("%.*s", (int)save[0].len, save[0].p);
 out:
@@ -2226,7 +3622,7 @@ FIXTURE(vd) {
 
 FIXTURE_SETUP(vd)
 {
-	ASSERT_EQ(0, setup(&self->v)) TH_LOG("setup failed (namespaces, sockets or hostd)");
+	ASSERT_EQ(0, setup(&self->v, false)) TH_LOG("setup failed (namespaces, sockets or hostd)");
 }
 
 FIXTURE_TEARDOWN(vd)
@@ -2273,12 +3669,47 @@ TEST_F(vd, detects_a_difference)
 	EXPECT_EQ(OUT_DROPPED, o[SIDE_H]);
 }
 
+/*
+ * The rounds of a random test: rulesets from @gen with @per_ruleset packets
+ * (at most) until @want cases, counted in *cases and *mismatches by
+ * round_one(); then every kind of outcome must have occurred. @tag begins
+ * its lines. Returns the number of rulesets.
+ */
+static unsigned int random_rounds(struct __test_metadata *_metadata, struct vd *v,
+				  const char *tag, void (*gen)(struct vd *v), unsigned long want,
+				  unsigned int per_ruleset, unsigned long *cases,
+				  unsigned long *mismatches)
+{
+	unsigned long max_rounds;
+	unsigned int round = 0;
+
+	/* Bounded even if most packets were refused before any hook. */
+	max_rounds = 4 * want / per_ruleset + 10;
+	v->npackets = per_ruleset;
+	while (*cases < want && round < max_rounds) {
+		*mismatches += round_one(v, ++round, gen);
+		if (run->verbose || !(round % 16))
+			printf("# %s%u rulesets, %lu cases, %lu mismatches\n", tag, round, *cases,
+			       *mismatches);
+	}
+	printf("# %sip_tables outcomes: %lu dropped, %lu sent by OUTPUT, %lu delivered, "
+	       "%lu forwarded, %lu send errors\n", tag, v->outcomes[OUT_DROPPED],
+	       v->outcomes[OUT_SENT], v->outcomes[OUT_LOCAL], v->outcomes[OUT_FORWARDED],
+	       v->outcomes[OUT_ERROR]);
+	/* A run without every kind of outcome proves less than it claims. */
+	EXPECT_NE(0, v->outcomes[OUT_DROPPED]);
+	EXPECT_NE(0, v->outcomes[OUT_SENT]);
+	EXPECT_NE(0, v->outcomes[OUT_LOCAL]);
+	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
+	EXPECT_EQ(0, *mismatches);
+	EXPECT_LE(want, *cases);
+	return round;
+}
+
 /* Large for --soak runs; the suite bounds the default run itself. */
 TEST_F_TIMEOUT(vd, random_rulesets, 86400)
 {
 	struct vd *v = &self->v;
-	unsigned long max_rounds;
-	unsigned int round = 0;
 
 	v->report = fopen(VD_MISMATCH_FILE, "w");
 	if (v->report) {
@@ -2289,25 +3720,8 @@ TEST_F_TIMEOUT(vd, random_rulesets, 86400)
 	}
 	TH_LOG("seed %lu, %lu cases wanted, %u packets per ruleset", run->seed, run->want_cases,
 	       run->per_ruleset);
-	/* Bounded even if most packets were refused before any hook. */
-	max_rounds = 4 * run->want_cases / run->per_ruleset + 10;
-	v->npackets = run->per_ruleset;
-	while (run->cases < run->want_cases && round < max_rounds) {
-		run->mismatches += round_one(v, ++round, gen_random);
-		if (run->verbose || !(round % 16))
-			printf("# %u rulesets, %lu cases, %lu mismatches\n", round, run->cases,
-			       run->mismatches);
-	}
-	printf("# ip_tables outcomes: %lu dropped, %lu sent by OUTPUT, %lu delivered, "
-	       "%lu forwarded, %lu send errors\n", v->outcomes[OUT_DROPPED], v->outcomes[OUT_SENT],
-	       v->outcomes[OUT_LOCAL], v->outcomes[OUT_FORWARDED], v->outcomes[OUT_ERROR]);
-	/* A run without every kind of outcome proves less than it claims. */
-	EXPECT_NE(0, v->outcomes[OUT_DROPPED]);
-	EXPECT_NE(0, v->outcomes[OUT_SENT]);
-	EXPECT_NE(0, v->outcomes[OUT_LOCAL]);
-	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
-	EXPECT_EQ(0, run->mismatches);
-	EXPECT_LE(run->want_cases, run->cases);
+	random_rounds(_metadata, v, "", gen_random, run->want_cases, run->per_ruleset,
+		      &run->cases, &run->mismatches);
 }
 
 /*
@@ -2355,8 +3769,7 @@ static uint64_t ext_seed(void)
 TEST_F_TIMEOUT(vd, random_ext_rulesets, 86400)
 {
 	struct vd *v = &self->v;
-	unsigned long max_rounds;
-	unsigned int round = 0;
+	unsigned int i;
 
 	v->report = fopen(VD_MISMATCH_FILE, "a");
 	if (v->report) {
@@ -2365,30 +3778,90 @@ TEST_F_TIMEOUT(vd, random_ext_rulesets, 86400)
 			"--dump-ext N)\n", run->seed, run->seed);
 		fflush(v->report);
 	}
+	ASSERT_EQ(0, setup_ext(v)) TH_LOG("setup failed (groups, realms or packet sockets)");
 	v->ext = true;
 	v->rng.s = ext_seed();
 	run->ext_ran = true;
 	TH_LOG("seed %lu, %lu cases wanted, %u packets per ruleset", run->seed,
 	       run->ext_want_cases, run->ext_per_ruleset);
-	max_rounds = 4 * run->ext_want_cases / run->ext_per_ruleset + 10;
-	v->npackets = run->ext_per_ruleset;
-	while (run->ext_cases < run->ext_want_cases && round < max_rounds) {
-		run->ext_mismatches += round_one(v, ++round, gen_random);
-		if (run->verbose || !(round % 16))
-			printf("# ext: %u rulesets, %lu cases, %lu mismatches\n", round,
-			       run->ext_cases, run->ext_mismatches);
-	}
-	printf("# ext: ip_tables outcomes: %lu dropped, %lu sent by OUTPUT, %lu delivered, "
-	       "%lu forwarded, %lu send errors\n", v->outcomes[OUT_DROPPED],
-	       v->outcomes[OUT_SENT], v->outcomes[OUT_LOCAL], v->outcomes[OUT_FORWARDED],
-	       v->outcomes[OUT_ERROR]);
-	EXPECT_NE(0, v->outcomes[OUT_DROPPED]);
-	EXPECT_NE(0, v->outcomes[OUT_SENT]);
-	EXPECT_NE(0, v->outcomes[OUT_LOCAL]);
-	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
-	EXPECT_EQ(0, run->ext_mismatches);
-	EXPECT_LE(run->ext_want_cases, run->ext_cases);
+	random_rounds(_metadata, v, "ext: ", gen_random, run->ext_want_cases,
+		      run->ext_per_ruleset, &run->ext_cases, &run->ext_mismatches);
 	EXPECT_LE(VD_EXT_MIN_CASES, run->ext_cases);
+	printf("# ext: rules that counted packets (ip_tables):");
+	for (i = 0; i < NEXT_COUNTED; i++)
+		printf("%s \"%s\" %lu", i ? "," : "", ext_counted[i], v->hit_ext[i]);
+	printf("\n");
+	/*
+	 * Broadcasts and multicasts that never arrive, groups, realms or MACs
+	 * never seen, prove less. Broadcast and multicast rules count few
+	 * packets, hit or miss: the two together.
+	 */
+	for (i = 0; i < NEXT_COUNTED; i++) {
+		if (!v->hit_ext[i])
+			printf("# ext: no packets counted by \"%s\" rules\n", ext_counted[i]);
+		if (i != 1 && i != 2)
+			EXPECT_NE(0, v->hit_ext[i]);
+	}
+	EXPECT_NE(0, v->hit_ext[1] + v->hit_ext[2]);
+}
+
+/* random_stateful_rulesets' own fixture: conntrack on in both T (setup_ct()), hostd -C. */
+FIXTURE(vd_ct) {
+	struct vd v;
+};
+
+FIXTURE_SETUP(vd_ct)
+{
+	ASSERT_EQ(0, setup(&self->v, true))
+		TH_LOG("setup failed (namespaces, nftables, sockets or hostd)");
+}
+
+FIXTURE_TEARDOWN(vd_ct)
+{
+	teardown(&self->v);
+}
+
+/*
+ * random_rulesets with conntrack and state matches and flows instead of
+ * single packets (the top of this file says which); counted on its own.
+ */
+TEST_F_TIMEOUT(vd_ct, random_stateful_rulesets, 86400)
+{
+	struct vd *v = &self->v;
+	unsigned long counts[NCOUNTED] = { 0 };
+	unsigned int rounds, k;
+
+	v->report = fopen(VD_MISMATCH_FILE, "a");
+	if (v->report) {
+		fprintf(v->report, "# random_stateful_rulesets mismatches, seed %lu (rerun: "
+			"VERDICT_DIFF_SEED=%lu build/selftests/test_verdict_diff)\n", run->seed,
+			run->seed);
+		fflush(v->report);
+	}
+	v->ct = true;
+	/* Its own point of the seed's stream, as random_ext_rulesets has. */
+	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 0xc7;
+	run->ct_ran = true;
+	TH_LOG("seed %lu, %lu cases wanted, up to %u packets per ruleset%s", run->seed,
+	       run->ct_want_cases, run->ct_per_ruleset,
+	       v->hz ? "" : " (the kernel's HZ is unknown: no --ctexpire)");
+	rounds = random_rounds(_metadata, v, "ct: ", gen_stateful, run->ct_want_cases,
+			       run->ct_per_ruleset, &run->ct_cases, &run->ct_mismatches);
+	ct_counts(v, SIDE_K, counts);
+	printf("# ct: packets on ip_tables' side by conntrack");
+	for (k = 0; k < NCOUNTED; k++)
+		printf("%s %s %lu", k ? "," : ":", ct_counted[k], counts[k]);
+	printf("; %lu rules with conntrack or state matches counted packets, %lu with connmark "
+	       "(%lu not inverted)\n", v->hit_ct_rules, v->hit_connmark[0], v->hit_connmark[1]);
+	/*
+	 * Flows that never reach some state or NAT, or rulesets whose conntrack
+	 * matches hardly ever hold, prove less than they claim.
+	 */
+	for (k = 0; k < NCOUNTED; k++)
+		EXPECT_NE(0, counts[k]) TH_LOG("no packets with ct %s", ct_counted[k]);
+	EXPECT_LE(rounds, v->hit_ct_rules);
+	EXPECT_NE(0, v->hit_connmark[1]) TH_LOG("no packets counted by -m connmark --mark rules");
+	EXPECT_LE(VD_CT_MIN_CASES, run->ct_cases);
 }
 
 /*
@@ -2435,11 +3908,16 @@ static void print_summary(void)
 	if (run->ext_ran)
 		printf("verdict-diff-ext: %lu cases, %lu mismatches\n", run->ext_cases,
 		       run->ext_mismatches);
+	if (run->ct_ran)
+		printf("verdict-diff-ct: %lu cases, %lu mismatches\n", run->ct_cases,
+		       run->ct_mismatches);
 	printf("verdict-diff: %lu cases, %lu mismatches\n", run->cases, run->mismatches);
 	fflush(stdout);
 	if (run->mismatches || run->cases < VD_MIN_CASES)
 		_exit(1);
 	if (run->ext_ran && (run->ext_mismatches || run->ext_cases < VD_EXT_MIN_CASES))
+		_exit(1);
+	if (run->ct_ran && (run->ct_mismatches || run->ct_cases < VD_CT_MIN_CASES))
 		_exit(1);
 }
 
@@ -2457,6 +3935,7 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "cases", required_argument, NULL, 'n' },
 		{ "ext-cases", required_argument, NULL, 'e' },
+		{ "ct-cases", required_argument, NULL, 'c' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "dump-ext", required_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
@@ -2471,14 +3950,18 @@ int main(int argc, char **argv)
 	run->seed = env_ul("VERDICT_DIFF_SEED", 1);
 	run->want_cases = env_ul("VERDICT_DIFF_CASES", VD_DEFAULT_CASES);
 	run->ext_want_cases = env_ul("VERDICT_DIFF_EXT_CASES", VD_EXT_DEFAULT_CASES);
+	run->ct_want_cases = env_ul("VERDICT_DIFF_CT_CASES", VD_CT_DEFAULT_CASES);
 	run->per_ruleset = 20;
 	/* Rules with extension matches are reached less often: more packets each. */
 	run->ext_per_ruleset = 40;
-	while ((opt = getopt_long(argc, argv, "s:n:e:p:v", longopts, NULL)) != -1) {
+	/* Flows of a few packets each: a ruleset sees about ten of them. */
+	run->ct_per_ruleset = 40;
+	while ((opt = getopt_long(argc, argv, "s:n:e:c:p:v", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'S':
 			run->want_cases = VD_SOAK_CASES;
 			run->ext_want_cases = VD_SOAK_CASES;
+			run->ct_want_cases = VD_SOAK_CASES;
 			break;
 		case 's':
 			run->seed = strtoul(optarg, NULL, 0);
@@ -2489,18 +3972,23 @@ int main(int argc, char **argv)
 		case 'e':
 			run->ext_want_cases = strtoul(optarg, NULL, 0);
 			break;
+		case 'c':
+			run->ct_want_cases = strtoul(optarg, NULL, 0);
+			break;
 		case 'D':
 			dump = strtoul(optarg, NULL, 0);
 			break;
 		case 'p':
 			run->per_ruleset = strtoul(optarg, NULL, 0) ?: 1;
 			run->ext_per_ruleset = run->per_ruleset;
+			run->ct_per_ruleset = run->per_ruleset < VD_CT_MAX_PKTS ?
+					      run->per_ruleset : VD_CT_MAX_PKTS;
 			break;
 		case 'v':
 			run->verbose = true;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-s seed] [-n cases] [-e ext-cases] "
+			fprintf(stderr, "usage: %s [-s seed] [-n cases] [-e ext-cases] [-c ct-cases] "
 				"[-p packets-per-ruleset] [--soak] [-v] [--dump-ext N]\n", argv[0]);
 			return 2;
 		}
@@ -2510,9 +3998,10 @@ int main(int argc, char **argv)
 	/* A closed pipe on stdout (| head) must not skip the teardown. */
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("# verdict-diff: seed %lu, %lu cases, %lu ext cases (VERDICT_DIFF_SEED, "
-	       "VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES)\n", run->seed, run->want_cases,
-	       run->ext_want_cases);
+	printf("# verdict-diff: seed %lu, %lu cases, %lu ext cases, %lu ct cases "
+	       "(VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES, "
+	       "VERDICT_DIFF_CT_CASES)\n", run->seed, run->want_cases, run->ext_want_cases,
+	       run->ct_want_cases);
 	run->main_pid = getpid();
 	if (atexit(print_summary))
 		return 1;
