@@ -181,7 +181,6 @@ static int xt_hold_one(struct net *net, const struct bpfilter_hold *rec)
 	if (!err)
 		return 0;
 	/* A duplicate id: the helper's bug; undo the checkentry. */
-	h->match = m;
 	xt_hold_destroy(h);
 	return err;
 free:

@@ -316,6 +316,16 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss)
 	cg_place(cg, done);
 }
 
+void cg_u32_masked(struct codegen *cg, int off, uint32_t mask, uint32_t value, uint32_t invert)
+{
+	uint32_t hit = cg_new_label(cg);
+
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, off));
+	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, mask));
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, value, 0), hit);
+	cg_result(cg, hit, invert != 1, invert != 0);
+}
+
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id)
 {
 	cg_emit(cg, CG_INSN(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 1, btf_id));
@@ -683,17 +693,6 @@ static void gen_ct_state(struct codegen *cg)
 	cg_emit(cg, CG_ALU64_REG(BPF_LSH, BPF_REG_5, BPF_REG_4));
 	cg_place(cg, store);
 	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_5, CG_OFF_CTSTATE));
-}
-
-void cg_probe_u32_masked(struct codegen *cg, uint32_t mask, uint32_t value, uint32_t invert)
-{
-	uint32_t hit = cg_new_label(cg);
-
-	cg_probe_read(cg, CG_OFF_KARG, 4);
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_KARG));
-	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, mask));
-	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, value, 0), hit);
-	cg_result(cg, hit, invert != 1, invert != 0);
 }
 
 /* bpf_probe_read_kernel(scratch + @dst, @len, ct + @off), ct at CG_STK_CT; drop if it fails. */

@@ -393,6 +393,12 @@ void cg_port_range(struct codegen *cg, int off, uint16_t min, uint16_t max, bool
  * promoted to int, (inv != 1, inv != 0).
  */
 void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
+/*
+ * Fail the rule unless ((u32 at scratch + @off & @mask) == @value) ^ @invert,
+ * the C expression of xt_mark and its kin, with their raw invert value: only
+ * 0 and 1 invert (any other value always matches).
+ */
+void cg_u32_masked(struct codegen *cg, int off, uint32_t mask, uint32_t value, uint32_t invert);
 /* Call kfunc @btf_id of bpfilter.ko (btf_info.kf_*): r1-r5 arguments, r0 result. */
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
 /* Load the program's context (struct bpf_nf_ctx *) into @reg. */
@@ -404,12 +410,7 @@ void cg_ld_skb(struct codegen *cg, int reg);
  * (bpf_probe_read_kernel()); NF_DROP if the read fails. Clobbers r0-r5.
  */
 void cg_probe_read(struct codegen *cg, int dst, uint32_t len);
-/*
- * Read the u32 at the kernel address in r3 (NF_DROP if that fails) and fail
- * the rule unless ((it & @mask) == @value) ^ @invert, the C expression of
- * xt_mark and its kin, with their raw invert value: only 0 and 1 invert.
- */
-void cg_probe_u32_masked(struct codegen *cg, uint32_t mask, uint32_t value, uint32_t invert);
+
 /* Call kfunc @btf_id as f(ctx, copy of @mem, @size): at most CG_KARG_SIZE bytes, a multiple of 4. */
 void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size);
 /* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */

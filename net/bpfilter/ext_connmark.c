@@ -24,7 +24,8 @@ static int connmark_gen(struct codegen *cg, const struct rule *rule, const struc
 	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, -8));	/* NFCT_PTRMASK */
 	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, cg->bi->ct_mark));
-	cg_probe_u32_masked(cg, info->mask, info->mark, info->invert);
+	cg_probe_read(cg, CG_OFF_KARG, 4);
+	cg_u32_masked(cg, CG_OFF_KARG, info->mask, info->mark, info->invert);
 	return cg->err;
 }
 

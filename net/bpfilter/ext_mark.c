@@ -12,13 +12,9 @@
 static int mark_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
 {
 	const struct xt_mark_mtinfo1 *info = m->data;
-	uint32_t hit = cg_new_label(cg);
 
 	(void)rule;
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_MARK));
-	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, info->mask));
-	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, info->mark, 0), hit);
-	cg_result(cg, hit, info->invert != 1, info->invert != 0);
+	cg_u32_masked(cg, CG_OFF_MARK, info->mask, info->mark, info->invert);
 	return cg->err;
 }
 

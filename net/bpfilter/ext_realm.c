@@ -25,7 +25,8 @@ static int realm_gen(struct codegen *cg, const struct rule *rule, const struct m
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, bi->skb_refdst));
 	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, -2));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, bi->dst_tclassid));
-	cg_probe_u32_masked(cg, info->mask, info->id, info->invert);
+	cg_probe_read(cg, CG_OFF_KARG, 4);
+	cg_u32_masked(cg, CG_OFF_KARG, info->mask, info->id, info->invert);
 	return cg->err;
 }
 
