@@ -50,6 +50,10 @@
 #include "table.h"
 #include "target.h"
 
+/* The MSS option (include/net/tcp.h, not in the UAPI headers). */
+#define TCPOPT_MSS	2
+#define TCPOLEN_MSS	4
+
 #define CG_NO_LABEL UINT32_MAX
 
 /* What codegen needs on top of struct codegen while walking a hook. */
@@ -467,6 +471,12 @@ static void call_dynptr_read(struct codegen *cg, int dst)
 	cg_call_helper(cg, BPF_FUNC_dynptr_read);
 }
 
+void cg_read_packet(struct codegen *cg, int dst, uint32_t len)
+{
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, len));
+	call_dynptr_read(cg, dst);
+}
+
 /* A dynptr over the skb at CG_STK_DYNPTR, or NF_DROP: it cannot fail for a packet at these hooks. */
 static void gen_dynptr_from_skb(struct codegen *cg)
 {
@@ -566,19 +576,67 @@ static void gen_read_header(struct codegen *cg, int dst, const struct cg_header 
 }
 
 /*
+ * After the option walk (r2 unused): CG_OFF_TCPMSS = the MSS of the first
+ * visited position (the lowest: the walk only moves forward) holding kind 2,
+ * length 4 and room for 4 bytes in optlen, the one tcpmss_mt() returns at.
+ * Straight-line code, one block per position: a branch inside the loop
+ * would multiply the states the verifier explores there.
+ */
+static void gen_tcpmss_scan(struct codegen *cg, int doff, uint32_t done)
+{
+	int p;
+
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, doff));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_KARG + 16));
+	for (p = 0; p + TCPOLEN_MSS <= 40; p++) {
+		uint32_t next = cg_new_label(cg);
+
+		/* Past optlen for this position, so for every later one. */
+		cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_2, p + TCPOLEN_MSS, 0), done);
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_0, BPF_REG_3));
+		cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_0, p));
+		cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_0, 1));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), next);
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_0, CG_REG_PKT, CG_OFF_OPTS + p));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_0, TCPOPT_MSS, 0), next);
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_0, CG_REG_PKT, CG_OFF_OPTS + p + 1));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_0, TCPOLEN_MSS, 0), next);
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_0, CG_REG_PKT, CG_OFF_OPTS + p + 2));
+		cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_0, 8));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_OPTS + p + 3));
+		cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_1));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_0, CG_OFF_TCPMSS));
+		cg_ja(cg, done);
+		cg_place(cg, next);
+	}
+}
+
+/*
  * The TCP option walk of tcp_find_option(), once per packet: the positions
  * it visits do not depend on the kind looked for, so the set of kinds seen
  * there answers every --tcp-option rule with one bit test. (A walk per rule
  * would be a verifier loop per rule, and the verifier's pending-branch stack
  * overflows with a few hundred of them.) CG_OFF_OPTST says whether the walk
  * happened (0) or the kernel would hotdrop a rule that asks (1: doff < 5,
- * 2: options cut short); 3: not a complete first-fragment TCP header.
+ * 2: options cut short); 3: no complete TCP header.
+ *
+ * tcpmss_mt() walks the same positions and takes the first well-formed MSS
+ * option (CG_OFF_TCPMSS). It does not skip fragments: a non-first fragment's
+ * first bytes are read as a TCP header, so with CG_NEED_TCPMSS such packets
+ * are walked too (tcp_mt() never looks at their OPTSET).
  */
 static void gen_tcp_option_walk(struct codegen *cg)
 {
 	uint32_t done = cg_new_label(cg), loop = cg_new_label(cg), twobyte = cg_new_label(cg);
 	uint32_t doff_ok = cg_new_label(cg), some = cg_new_label(cg), one = cg_new_label(cg);
-	uint32_t read_ok = cg_new_label(cg);
+	uint32_t read_ok = cg_new_label(cg), have_hdr = cg_new_label(cg);
+	bool mss = cg->needs & CG_NEED_TCPMSS;
+	uint32_t walked = mss ? cg_new_label(cg) : done;
+	/* The doff byte of the header, kept over calls in the prologue's use of CG_OFF_KARG. */
+	const int doff = CG_OFF_KARG + 12;
 	int i;
 
 	for (i = 0; i < 32; i += 8)
@@ -586,15 +644,28 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	for (i = 0; i < 40; i += 8)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTS + i, 0));
 	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 3));
-	/* r8 == 0 only for first fragments whose header of their protocol was read. */
-	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, 0, 0), done);
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_TCPMSS, CG_TCPMSS_NONE));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
+	if (!(cg->needs & CG_NEED_TCPMSS))
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, CG_L4_FULL, 0), done);
 	/* The headers may have been read without one (gen_read_header()). */
 	gen_dynptr_from_skb(cg);
+	/* r8 == FULL only for first fragments whose whole TCP header was read. */
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, doff));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, CG_REG_L4ERR, CG_L4_FULL, 0), have_hdr);
+	if (cg->needs & CG_NEED_TCPMSS) {
+		/* A first fragment without the whole header: skb_header_pointer() fails. */
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, CG_REG_FRAG, 0, 0), done);
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
+		cg_read_packet(cg, CG_OFF_KARG, 20);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 0), done);
+	}
+	cg_place(cg, have_hdr);
 
 	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 1));
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, doff));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_1, 4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 20, 0), doff_ok);
@@ -615,19 +686,29 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, read_ok);
 
 	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, CG_OFF_L4 + 12));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, doff));
 	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
 	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+	if (mss)
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_KARG + 16, 0));
 
 	cg_place(cg, loop);
-	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), done);
-	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 40, 0), done);
+	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), walked);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, 40, 0), walked);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_1));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_4, BPF_REG_3, 0));
+	if (mss) {
+		/* VISITED |= 1 << i: no branch in the loop (see gen_tcpmss_scan()). */
+		cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 1));
+		cg_emit(cg, CG_ALU64_REG(BPF_LSH, BPF_REG_5, BPF_REG_1));
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, CG_REG_PKT, CG_OFF_KARG + 16));
+		cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_5));
+		cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_0, CG_OFF_KARG + 16));
+	}
 	/* OPTSET[kind / 64] |= 1 << (kind % 64) */
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_4));
 	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_5, 63));
@@ -651,8 +732,8 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	/* i += op[i + 1] ?: 1; past optlen the walk ends whatever the byte. */
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_1));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_5, 1));
-	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_5, BPF_REG_2, 0), done);
-	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_5, 40, 0), done);
+	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_5, BPF_REG_2, 0), walked);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_5, 40, 0), walked);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, CG_REG_PKT));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, CG_OFF_OPTS));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_5));
@@ -662,6 +743,10 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, one);
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_4));
 	cg_ja(cg, loop);
+	if (mss) {
+		cg_place(cg, walked);
+		gen_tcpmss_scan(cg, doff, done);
+	}
 	cg_place(cg, done);
 }
 
@@ -867,6 +952,10 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_THOFF));
 
+	/* For rules that read packet bytes themselves (cg_read_packet()). */
+	if (cg->needs & CG_NEED_PKT)
+		gen_dynptr_from_skb(cg);
+
 	/* Device names only when a rule looks at them: most rulesets never do. */
 	if (cg->need_indev || cg->need_outdev) {
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
@@ -920,7 +1009,7 @@ static void gen_prologue(struct codegen *cg)
 		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, CG_L4_PORTS));
 	}
 	cg_place(cg, done);
-	if (cg->needs & CG_NEED_TCPOPT)
+	if (cg->needs & (CG_NEED_TCPOPT | CG_NEED_TCPMSS))
 		gen_tcp_option_walk(cg);
 }
 

@@ -62,6 +62,7 @@ struct match;
 #define CG_OFF_MARK	192	/* u32: skb->mark (CG_NEED_MARK) */
 #define CG_OFF_CTSTATE	196	/* u32: conntrack state bit (CG_NEED_CT, CG_CT_*) */
 #define CG_OFF_CTINFO	200	/* u32: ctinfo, skb->_nfct & 7 (CG_NEED_CT) */
+#define CG_OFF_TCPMSS	204	/* u32: tcpmss_mt()'s MSS, or CG_TCPMSS_NONE; valid if OPTST is 0 */
 #define CG_OFF_NFCT	208	/* u64: skb->_nfct (CG_NEED_CT) */
 /* Of a tracked packet's conntrack entry (CG_NEED_CT_ENTRY), else undefined: */
 #define CG_OFF_CTSTATUS	216	/* u64: nf_conn.status */
@@ -84,6 +85,9 @@ struct match;
 #define CG_REG_L4ERR	BPF_REG_8
 #define CG_REG_FRAG	BPF_REG_9
 
+/* CG_OFF_TCPMSS when the options hold no MSS option tcpmss_mt() takes. */
+#define CG_TCPMSS_NONE	0x10000u
+
 /* Values of CG_REG_L4ERR. */
 #define CG_L4_FULL	0	/* the whole header of the packet's protocol */
 #define CG_L4_NONE	1	/* nothing: other protocol, fragment, or < 4 bytes */
@@ -103,6 +107,8 @@ struct match;
 #define CG_NEED_MARK	(1u << 6)	/* skb->mark at CG_OFF_MARK */
 #define CG_NEED_CT	(1u << 7)	/* conntrack state: CG_OFF_CTSTATE, _CTINFO, _NFCT */
 #define CG_NEED_CT_ENTRY (1u << 8)	/* also the entry: CG_OFF_CTSTATUS, _CTEXPIRES, _CTTUPLE */
+#define CG_NEED_PKT	(1u << 9)	/* reads packet bytes anywhere: cg_read_packet() */
+#define CG_NEED_TCPMSS	(1u << 10)	/* the option walk for any TCP packet: CG_OFF_TCPMSS */
 
 /*
  * CG_OFF_CTSTATE: the state bit xt_conntrack and xt_state compute, 1 << (ctinfo
@@ -411,6 +417,13 @@ void cg_ld_skb(struct codegen *cg, int reg);
  */
 void cg_probe_read(struct codegen *cg, int dst, uint32_t len);
 
+/*
+ * Copy @len bytes of the packet at the offset in r4 (from the IPv4 header,
+ * below 2^32) to scratch + @dst: r0 is 0, or negative if the packet is
+ * shorter (skb_header_pointer() == NULL), non-linear data included. Needs
+ * CG_NEED_PKT; clobbers r0-r5.
+ */
+void cg_read_packet(struct codegen *cg, int dst, uint32_t len);
 /* Call kfunc @btf_id as f(ctx, copy of @mem, @size): at most CG_KARG_SIZE bytes, a multiple of 4. */
 void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, uint32_t size);
 /* A match option without an exact translation: remember @what, return -EOPNOTSUPP. */

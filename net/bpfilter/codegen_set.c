@@ -3,9 +3,10 @@
  * Folding runs of similar rules into one map lookup (issue 5).
  *
  * Large rulesets are mostly long runs of rules that differ in one or two
- * fields: address blocklists (-s a.b.c.d[/len] -j DROP), port lists (-p tcp
- * --dport P -j ACCEPT) and per-source services (-s net/len -p tcp --dport P
- * -j ACCEPT). A run of consecutive rules of one such shape, with the same
+ * fields: address blocklists (-s a.b.c.d[/len] -j DROP, or -m iprange
+ * --src-range A-B, as the prefixes that cover it), port lists (-p tcp
+ * --dport P -j ACCEPT, or -m multiport --dports P,Q:R), and per-source
+ * services (-s net/len -p tcp --dport P -j ACCEPT). A run of consecutive rules of one such shape, with the same
  * protocol and the same verdict, is compiled to a single lookup in a map
  * whose value is the index of the first rule of the run that matches the
  * packet: that rule is counted and the common verdict applies, exactly as
@@ -31,6 +32,8 @@
 
 #include <linux/in.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/xt_iprange.h>
+#include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <bpf/bpf.h>
 
@@ -45,18 +48,91 @@
 
 /* The shape of a rule: which fields it matches on. Rules of one run share it. */
 struct run_shape {
-	uint8_t proto;		/* 0: no protocol, no port; else tcp or udp with --dport */
+	uint8_t proto;		/* 0: no protocol, no port; else the destination port's */
+	bool multiport;		/* the port from -m multiport --dports, not -m tcp/udp */
 	int8_t addr;		/* 0: none, 1: -s, 2: -d */
 	int verdict;
 };
 
-/* What one rule contributes to a run. */
+/* An IPv4 range is at most 62 prefixes. */
+#define RUN_MAX_PREFIXES 62
+
+/* What one rule contributes to a run: address prefixes, destination port ranges. */
 struct run_item {
 	struct run_shape shape;
-	uint32_t addr;		/* network order, as in the packet */
-	uint8_t plen;
-	uint16_t lo, hi;
+	uint8_t naddrs;		/* 1 for -s/-d or none (0.0.0.0/0), more for iprange */
+	struct { uint32_t addr; uint8_t plen; } addrs[RUN_MAX_PREFIXES];	/* network order */
+	uint8_t nranges;
+	struct { uint16_t lo, hi; } ranges[XT_MULTI_PORTS];
 };
+
+/*
+ * The range [lo, hi] (host order) as the fewest prefixes: iprange_mt4()'s
+ * "lo <= addr <= hi" is then an LPM match like -s's.
+ */
+static void range_prefixes(uint32_t lo, uint32_t hi, struct run_item *it)
+{
+	uint64_t a = lo;
+
+	while (a <= hi && it->naddrs < RUN_MAX_PREFIXES) {
+		int bits = a ? __builtin_ctz((uint32_t)a) : 32;
+
+		while (bits && a + (1ull << bits) - 1 > hi)
+			bits--;
+		it->addrs[it->naddrs].addr = htonl((uint32_t)a);
+		it->addrs[it->naddrs++].plen = 32 - bits;
+		a += 1ull << bits;
+	}
+}
+
+/* A lone --src-range or --dst-range, not inverted, not empty: its prefixes into @it. */
+static bool iprange_prefixes(const struct xt_iprange_mtinfo *ir, struct run_item *it)
+{
+	const union nf_inet_addr *min, *max;
+
+	if (ir->flags == IPRANGE_SRC) {
+		min = &ir->src_min;
+		max = &ir->src_max;
+		it->shape.addr = 1;
+	} else if (ir->flags == IPRANGE_DST) {
+		min = &ir->dst_min;
+		max = &ir->dst_max;
+		it->shape.addr = 2;
+	} else {
+		return false;
+	}
+	/* Reversed: it never matches (checkentry only warns); it stays a rule. */
+	if (ntohl(min->ip) > ntohl(max->ip))
+		return false;
+	it->naddrs = 0;
+	range_prefixes(ntohl(min->ip), ntohl(max->ip), it);
+	/* The whole space is no prefix a set holds (as -s 0/0 is none). */
+	return it->addrs[0].plen > 0;
+}
+
+/*
+ * The port ranges of a multiport --dports match into @it: false unless
+ * they are few enough to expand (ports_match_v1(): the first range that
+ * holds the port matches; checkentry made every range lo <= hi).
+ */
+static bool multiport_ranges(const struct xt_multiport_v1 *mp, struct run_item *it)
+{
+	uint32_t width = 0;
+	unsigned int i;
+
+	if (mp->flags != XT_MULTIPORT_DESTINATION || mp->invert)
+		return false;
+	for (i = 0; i < mp->count && i < XT_MULTI_PORTS; i++) {
+		uint16_t lo = mp->ports[i], hi = lo;
+
+		if (mp->pflags[i] && i + 1 < mp->count)
+			hi = mp->ports[++i];
+		width += hi - lo + 1;
+		it->ranges[it->nranges].lo = lo;
+		it->ranges[it->nranges++].hi = hi;
+	}
+	return it->nranges && width <= RUN_MAX_RANGE;
+}
 
 static bool zero(const void *p, size_t n)
 {
@@ -91,6 +167,7 @@ static bool classify(const struct rule *r, struct run_item *it)
 	int plen;
 
 	memset(it, 0, sizeof(*it));
+	it->naddrs = 1;
 	if (r->target.kind != TARGET_VERDICT ||
 	    (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
 	     r->target.verdict != XT_RETURN))
@@ -110,8 +187,8 @@ static bool classify(const struct rule *r, struct run_item *it)
 		plen = prefix_len(m);
 		if (plen <= 0 || (a & ~m))
 			return false;
-		it->addr = a;
-		it->plen = plen;
+		it->addrs[0].addr = a;
+		it->addrs[0].plen = plen;
 		it->shape.addr = s ? 1 : 2;
 	}
 
@@ -125,34 +202,43 @@ static bool classify(const struct rule *r, struct run_item *it)
 	if (!n)
 		/* An address alone; -p without a port match stays a rule. */
 		return !ip->proto && it->shape.addr;
-	if (n != 1 || m->ops->id.revision)
+	if (n != 1)
 		return false;
+	if (m->ops == &iprange_match_ops)
+		return !ip->proto && !it->shape.addr && iprange_prefixes(m->data, it);
+	it->shape.proto = ip->proto;
+	if (m->ops == &multiport_match_ops) {
+		it->shape.multiport = true;
+		return multiport_ranges(m->data, it);
+	}
+	it->nranges = 1;
 	if (ip->proto == IPPROTO_TCP && m->ops == &tcp_match_ops) {
 		const struct xt_tcp *tcp = m->data;
 
 		if (tcp->spts[0] || tcp->spts[1] != 0xffff || tcp->option || tcp->flg_mask ||
 		    tcp->flg_cmp || tcp->invflags)
 			return false;
-		it->lo = tcp->dpts[0];
-		it->hi = tcp->dpts[1];
+		it->ranges[0].lo = tcp->dpts[0];
+		it->ranges[0].hi = tcp->dpts[1];
 	} else if (ip->proto == IPPROTO_UDP && m->ops == &udp_match_ops) {
 		const struct xt_udp *udp = m->data;
 
 		if (udp->spts[0] || udp->spts[1] != 0xffff || udp->invflags)
 			return false;
-		it->lo = udp->dpts[0];
-		it->hi = udp->dpts[1];
+		it->ranges[0].lo = udp->dpts[0];
+		it->ranges[0].hi = udp->dpts[1];
 	} else {
 		return false;
 	}
-	it->shape.proto = ip->proto;
 	/* An empty range never matches: it stays a rule. */
-	return it->lo <= it->hi && it->hi - it->lo < RUN_MAX_RANGE;
+	return it->ranges[0].lo <= it->ranges[0].hi &&
+	       it->ranges[0].hi - it->ranges[0].lo < RUN_MAX_RANGE;
 }
 
 static bool same_shape(const struct run_shape *a, const struct run_shape *b)
 {
-	return a->proto == b->proto && a->addr == b->addr && a->verdict == b->verdict;
+	return a->proto == b->proto && a->multiport == b->multiport && a->addr == b->addr &&
+	       a->verdict == b->verdict;
 }
 
 /* The set already built for the run [i, i + len) (a chain inlined again), or -1. */
@@ -213,7 +299,7 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 	struct cg_set *s;
 	struct run_item it;
 	bool all32 = true;
-	uint32_t k, p;
+	uint32_t k, p, r, a;
 	int err = 0;
 
 	if (found >= 0) {
@@ -237,11 +323,17 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 	s->addr_only = addr_only;
 	for (k = i; k < i + len && !err; k++) {
 		classify(&cg->table->rules[k], &it);
-		all32 &= !sh->addr || it.plen == 32;
-		if (!sh->proto || addr_only)
-			err = set_add(s, it.addr, 0, it.plen, k);
-		for (p = it.lo; sh->proto && !addr_only && p <= it.hi && !err; p++)
-			err = set_add(s, it.addr, p, it.plen, k);
+		for (a = 0; a < it.naddrs && !err; a++) {
+			uint32_t addr = it.addrs[a].addr;
+			uint8_t plen = it.addrs[a].plen;
+
+			all32 &= !sh->addr || plen == 32;
+			if (!sh->proto || addr_only)
+				err = set_add(s, addr, 0, plen, k);
+			for (r = 0; sh->proto && !addr_only && r < it.nranges; r++)
+				for (p = it.ranges[r].lo; p <= it.ranges[r].hi && !err; p++)
+					err = set_add(s, addr, p, plen, k);
+		}
 	}
 	if (err) {
 		free(s->elems);
@@ -284,11 +376,18 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 		 * the run's addresses to match.
 		 */
 		lookup = cg_new_label(cg);
-		cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_FRAG));
-		cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_1, CG_REG_L4ERR));
-		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), lookup);
-		cg_jmp(cg, CG_JMP_IMM(it.shape.proto == IPPROTO_TCP ? BPF_JGT : BPF_JNE, CG_REG_FRAG,
-				      it.shape.proto == IPPROTO_TCP ? 1 : 0, 0), skip);
+		if (it.shape.multiport) {
+			/* multiport_mt(): later fragments fail; only the 4 port bytes are needed. */
+			cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), skip);
+			cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, CG_L4_NONE, 0), lookup);
+		} else {
+			cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_FRAG));
+			cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_1, CG_REG_L4ERR));
+			cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), lookup);
+			cg_jmp(cg, CG_JMP_IMM(it.shape.proto == IPPROTO_TCP ? BPF_JGT : BPF_JNE,
+					      CG_REG_FRAG, it.shape.proto == IPPROTO_TCP ? 1 : 0, 0),
+			       skip);
+		}
 		if (it.shape.addr) {
 			err = build_set(cg, i, len, &it.shape, true, &aset);
 			if (err)

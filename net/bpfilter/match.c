@@ -60,6 +60,9 @@ static const struct match_ops *const match_list[] = {
 	&cgroup0_match_ops,
 	&cgroup1_match_ops,
 	&cgroup2_match_ops,
+	&ecn_match_ops,
+	&tcpmss_match_ops,
+	&u32_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

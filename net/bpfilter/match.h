@@ -115,5 +115,8 @@ extern const struct match_ops physdev_match_ops;
 extern const struct match_ops cgroup0_match_ops;
 extern const struct match_ops cgroup1_match_ops;
 extern const struct match_ops cgroup2_match_ops;
+extern const struct match_ops ecn_match_ops;
+extern const struct match_ops tcpmss_match_ops;
+extern const struct match_ops u32_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

@@ -7,8 +7,8 @@
 # /tmp/verdict-mismatches.txt.
 #
 # random_ext_rulesets does the same with the comment, multiport, iprange,
-# mark, length, ttl, tos, dscp, ah, esp, pkttype, devgroup, realm and mac
-# matches and -p sctp/dccp/udplite/ah/esp; for the last four T's devices are
+# mark, length, ttl, tos, dscp, ah, esp, pkttype, devgroup, realm, mac, ecn,
+# tcpmss and u32 matches and -p sctp/dccp/udplite/ah/esp; for the last four T's devices are
 # in groups and its routes have realms, and S also sends whole frames
 # (broadcast, multicast, other source MACs) from a packet socket. It prints
 # "verdict-diff-ext: N cases, M mismatches".

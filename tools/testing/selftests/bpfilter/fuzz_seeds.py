@@ -138,6 +138,27 @@ def xt_dscp_info(dscp, invert=0):
     return struct.pack("<BB", dscp, invert)
 
 
+def xt_ecn_info(operation, invert=0, ip_ect=0):
+    return struct.pack("<BBBB", operation, invert, ip_ect, 0)
+
+
+def xt_tcpmss_match_info(lo, hi, invert=0):
+    return struct.pack("<HHBx", lo, hi, invert)
+
+
+def xt_u32(tests, invert=0):
+    """tests: [([(number, nextop), ...], [(min, max), ...]), ...]"""
+    out = b""
+    for locs, vals in tests:
+        t = b"".join(struct.pack("<IB3x", n, op) for n, op in locs)
+        t += b"\0" * 8 * (11 - len(locs))
+        t += b"".join(struct.pack("<II", lo, hi) for lo, hi in vals)
+        t += b"\0" * 8 * (11 - len(vals))
+        out += t + struct.pack("<BBxx", len(locs), len(vals))
+    out += b"\0" * 180 * (11 - len(tests))
+    return out + struct.pack("<BBxx", len(tests), invert)
+
+
 def spi_range(lo, hi, inv=0):		# struct ipt_ah, struct xt_esp
     return struct.pack("<IIB3x", lo, hi, inv)
 
@@ -283,7 +304,7 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "realm": 9, "mac": 12, "connmark": 9, "owner": 18, "set/0": 32, "set/1": 4, "set/2": 4,
     "set/3": 48, "set/4": 48, "hashlimit/1": 56, "hashlimit/2": 304, "hashlimit/3": 312,
     "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
-    "cgroup/2": 528,
+    "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984,
 }
 
 # kind, name, revision, the rule's ipt_ip, payload, iptables' words for it.
@@ -398,6 +419,19 @@ EXTENSIONS = [
      b"\0" * 12, "-m cgroup --path /system.slice (revision 1)"),
     (M, "cgroup", 2, ipt_ip(), struct.pack("<BBBB", 1, 0, 0, 0) + cstr("/user.slice", 512) +
      b"\0" * 12, "-m cgroup --path /user.slice"),
+    (M, "ecn", 0, ipt_ip(TCP), xt_ecn_info(0x31, invert=0x10, ip_ect=1),
+     "-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece --ecn-ip-ect 1"),
+    (M, "ecn", 0, ipt_ip(), xt_ecn_info(0x01, invert=0x01, ip_ect=0), "-m ecn ! --ecn-ip-ect 0"),
+    (M, "tcpmss", 0, ipt_ip(TCP), xt_tcpmss_match_info(1, 536), "-p tcp -m tcpmss --mss 1:536"),
+    (M, "tcpmss", 0, ipt_ip(TCP), xt_tcpmss_match_info(1460, 1460, invert=1),
+     "-p tcp -m tcpmss ! --mss 1460"),
+    (M, "u32", 0, ipt_ip(),
+     xt_u32([([(0, 0), (22, 2), (0x3c, 0), (12, 3), (26, 2), (0x3c, 0), (0, 3)],
+              [(0x47455420, 0x47455420)]),
+             ([(6, 0), (0xff, 0)], [(6, 6), (17, 17)])]),
+     '-m u32 --u32 "0>>22&0x3C@12>>26&0x3C@0=0x47455420&&6&0xFF=6,17"'),
+    (M, "u32", 0, ipt_ip(), xt_u32([([(0, 0), (4, 1), (28, 2)], [(5, 5)])], invert=1),
+     '-m u32 ! --u32 "0<<4>>28=5"'),
     (T, "REJECT", 0, ipt_ip(TCP), ipt_reject_info(7), "-p tcp -j REJECT --reject-with tcp-reset"),
     (T, "REJECT", 0, ipt_ip(src="192.0.2.0/24"), ipt_reject_info(8),
      "-s 192.0.2.0/24 -j REJECT --reject-with icmp-admin-prohibited"),

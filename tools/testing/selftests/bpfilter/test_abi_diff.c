@@ -43,6 +43,9 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
+#include <linux/netfilter/xt_tcpmss.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter/xt_esp.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
@@ -674,6 +677,29 @@ static const struct scenario scenarios[] = {
 		IPT "-A FORWARD -m mac ! --mac-source 02:00:00:00:00:02 -j DROP",
 		IPT "-D INPUT -m pkttype ! --pkt-type unicast -j ACCEPT",
 		"iptables-legacy-save -c" } },
+	{ "ecn_tcpmss", {
+		IPT "-A INPUT -p tcp -m ecn --ecn-tcp-ece -j ACCEPT",
+		IPT "-A INPUT -p tcp -m ecn ! --ecn-tcp-cwr ! --ecn-ip-ect 3 -j DROP",
+		IPT "-A OUTPUT -m ecn --ecn-ip-ect 2 -j ACCEPT",
+		/* TCP bits without -p tcp, or with ! -p tcp: EINVAL from checkentry. */
+		IPT "-A INPUT -m ecn --ecn-tcp-ece -j ACCEPT",
+		IPT "-A INPUT ! -p tcp -m ecn --ecn-tcp-cwr -j ACCEPT",
+		IPT "-A INPUT -p udp -m ecn --ecn-tcp-cwr --ecn-ip-ect 1 -j ACCEPT",
+		IPT "-A INPUT -p tcp --syn -m tcpmss --mss 1:536 -j DROP",
+		IPT "-A FORWARD -p tcp -m tcpmss ! --mss 1460 -j ACCEPT",
+		/* tcpmss is a TCP match: EINVAL elsewhere. */
+		IPT "-A INPUT -m tcpmss --mss 1460 -j ACCEPT",
+		IPT "-A INPUT -p udp -m tcpmss --mss 1460 -j ACCEPT",
+		"iptables-legacy-save -c" } },
+	{ "u32", {
+		IPT "-A INPUT -m u32 --u32 \"0>>22&0x3C@12>>26&0x3C@0=0x47455420\" -j DROP",
+		IPT "-A OUTPUT -m u32 ! --u32 \"6&0xFF=6,17&&4&0x3FFF=0\" -j ACCEPT",
+		IPT "-A FORWARD -m u32 --u32 \"0x0@0xfffffff0>>31=1:0xffffffff\" -j ACCEPT",
+		/* Shifts of 32 or more: EINVAL from checkentry. */
+		IPT "-A INPUT -m u32 --u32 \"0<<32=1\" -j ACCEPT",
+		IPT "-A INPUT -m u32 --u32 \"0>>40=1\" -j ACCEPT",
+		IPT "-D INPUT -m u32 --u32 \"0>>22&0x3C@12>>26&0x3C@0=0x47455420\" -j DROP",
+		"iptables-legacy-save -c" } },
 	/* Devices or headers a hook does not have, also through a jump: EINVAL. */
 	{ "meta_hooks", {
 		IPT "-A OUTPUT -m devgroup --src-group 7 -j ACCEPT",
@@ -722,6 +748,9 @@ static const struct scenario scenarios[] = {
 		"'-A FORWARD -p udp -m comment --comment both -m multiport ! --ports 7,8:9 -m mark ! --mark 3 -j DROP' "
 		"'-A FORWARD -m ttl --ttl-gt 1 -m dscp --dscp 1 -j ACCEPT' "
 		"'-A OUTPUT -m dscp --dscp 2 -m ttl ! --ttl-eq 3 -j ACCEPT' "
+		"'-A INPUT -p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece --ecn-ip-ect 1 -j ACCEPT' "
+		"'-A INPUT -p tcp -m tcpmss ! --mss 1000:1460 -j DROP' "
+		"'-A INPUT -m u32 --u32 \"0>>22&0x3C@0>>16=22,80:90&&0<<4>>28=5\" -j ACCEPT' "
 		"'COMMIT' | iptables-legacy-restore -w 60",
 		"iptables-legacy-save -c",
 		IPT "-D FORWARD 1" } },
@@ -1520,6 +1549,9 @@ static const struct new_match new_matches[] = {
 	NM("dscp", struct xt_dscp_info, invert, 0, false, 0),
 	NM("ah", struct ipt_ah, invflags, 0, false, IPPROTO_AH),
 	NM("esp", struct xt_esp, invflags, 0, false, IPPROTO_ESP),
+	NM("ecn", struct xt_ecn_info, proto, 0, false, 0),
+	NM("tcpmss", struct xt_tcpmss_match_info, invert, 0, false, IPPROTO_TCP),
+	NM("u32", struct xt_u32, invert, 0, true, 0),
 };
 
 /*
@@ -1855,6 +1887,95 @@ static void corrupt_matches(struct abi_ctx *c, struct base *b)
 			P(struct xt_esp)->invflags = 0x02;
 			E()->ip.proto = 0;
 			RUN("invflags 0x02 and -p 0");
+		} else if (!strcmp(nm->name, "ecn")) {
+			/* Each bit of operation and invert; the TCP bits against -p. */
+			for (j = 0; j < 8; j++) {
+				RESET();
+				P(struct xt_ecn_info)->operation = 1u << j;
+				RUN("operation 0x%02x", 1u << j);
+				RESET();
+				P(struct xt_ecn_info)->invert = 1u << j;
+				RUN("invert 0x%02x", 1u << j);
+			}
+			RESET();
+			E()->ip.proto = IPPROTO_UDP;
+			RUN("-p udp");
+			RESET();
+			E()->ip.invflags |= IPT_INV_PROTO;
+			RUN("! -p tcp");
+			RESET();
+			E()->ip.proto = 0;
+			P(struct xt_ecn_info)->operation = XT_ECN_OP_MATCH_IP;
+			RUN("-p 0 and only --ecn-ip-ect");
+			RESET();
+			P(struct xt_ecn_info)->operation = 0;
+			P(struct xt_ecn_info)->ip_ect = 0xff;
+			RUN("no operation, ip_ect 0xff");
+			RESET();
+			E()->ip.proto = 0;
+			P(struct xt_ecn_info)->operation = 0x40;
+			RUN("-p 0 and operation 0x40: which error first");
+		} else if (!strcmp(nm->name, "tcpmss")) {
+			RESET();
+			P(struct xt_tcpmss_match_info)->invert = 0xff;
+			P(struct xt_tcpmss_match_info)->mss_min = 0xffff;
+			RUN("invert 0xff, min 0xffff above max");
+		} else if (!strcmp(nm->name, "u32")) {
+			/* Counts past the arrays and shift counts, in each test. */
+			static const uint8_t counts[] = { 0, 10, 11, 12, 255 };
+			static const uint32_t shifts[] = { 0, 31, 32, 33, 0xffffffff };
+			struct xt_u32_test *t;
+
+			for (j = 0; j < ARRAY_SIZE(counts); j++) {
+				RESET();
+				P(struct xt_u32)->ntests = counts[j];
+				RUN("ntests %u", counts[j]);
+				RESET();
+				P(struct xt_u32)->tests[1].nnums = counts[j];
+				RUN("tests[1].nnums %u", counts[j]);
+				RESET();
+				P(struct xt_u32)->tests[0].nvalues = counts[j];
+				RUN("tests[0].nvalues %u", counts[j]);
+			}
+			for (j = 0; j < ARRAY_SIZE(shifts); j++) {
+				RESET();
+				t = &P(struct xt_u32)->tests[1];
+				t->location[2].number = shifts[j];
+				RUN("tests[1] >> %u", shifts[j]);
+				RESET();
+				t = &P(struct xt_u32)->tests[1];
+				t->location[1].number = shifts[j];
+				RUN("tests[1] << %u", shifts[j]);
+				/* Not an operator: location[0], or past nnums. */
+				RESET();
+				t = &P(struct xt_u32)->tests[1];
+				t->location[0].nextop = XT_U32_LEFTSH;
+				t->location[0].number = shifts[j];
+				RUN("tests[1] location[0] %u with nextop <<", shifts[j]);
+				RESET();
+				t = &P(struct xt_u32)->tests[1];
+				t->location[3].nextop = XT_U32_RIGHTSH;
+				t->location[3].number = shifts[j];
+				RUN("tests[1] location[3] (past nnums) >> %u", shifts[j]);
+				RESET();
+				t = &P(struct xt_u32)->tests[5];
+				t->location[1].nextop = XT_U32_RIGHTSH;
+				t->location[1].number = shifts[j];
+				t->nnums = 2;
+				RUN("tests[5] (past ntests) >> %u", shifts[j]);
+			}
+			RESET();
+			t = &P(struct xt_u32)->tests[0];
+			t->location[1].nextop = 200;
+			t->location[1].number = 0xffffffff;
+			RUN("unknown operator 200");
+			RESET();
+			P(struct xt_u32)->ntests = 11;
+			P(struct xt_u32)->tests[10].nnums = 12;
+			RUN("ntests 11, tests[10].nnums 12");
+			RESET();
+			P(struct xt_u32)->invert = 0xff;
+			RUN("invert 0xff");
 		} else if (!strcmp(nm->name, "iprange")) {
 			static const uint8_t fl[] = { 0, IPRANGE_SRC, IPRANGE_DST_INV, 0xff };
 

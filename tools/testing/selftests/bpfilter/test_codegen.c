@@ -21,11 +21,15 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
 #include <linux/netfilter/xt_esp.h>
+#include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
 #include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter/xt_multiport.h>
+#include <linux/netfilter/xt_tcpmss.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter_ipv4/ipt_ah.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -1902,6 +1906,337 @@ TEST_F(cg, ttl_modes)
 	EXPECT_PKT(NF_DROP, &p);
 	EXPECT_CNT(OUT0 + 2, 1, 28);
 	EXPECT_CNT(OUT0, 0, 0);
+}
+
+/* TCP with @olen bytes of options @opt (doff from @olen) and @pay bytes after them. */
+static void pkt_tcp_opts(struct pkt *p, const uint8_t *opt, unsigned int olen, unsigned int pay)
+{
+	pkt_ip(p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 20 + olen + pay);
+	p->d[32] = (5 + olen / 4) << 4;
+	memcpy(p->d + 40, opt, olen);
+}
+
+/*
+ * tcpmss_mt(): the first MSS option of length 4 that fits in the options;
+ * none gives the invert value; no header, doff < 5 or options cut short
+ * are a hotdrop; a non-first fragment's bytes are read as a header.
+ */
+TEST_F(cg, tcpmss_walk)
+{
+	struct xt_tcpmss_match_info in = { .mss_min = 1000, .mss_max = 1460 };
+	struct xt_tcpmss_match_info out = { .mss_min = 1000, .mss_max = 1460, .invert = 1 };
+	const uint8_t first[] = { 2, 4, 0x05, 0xb4 };			/* 1460 */
+	const uint8_t late[] = { 1, 1, 8, 2, 0, 0, 2, 4, 0x03, 0xe7, 0, 0 };	/* 999 */
+	const uint8_t bad_len[] = { 2, 3, 1, 2, 4, 0x04, 0x00, 0 };	/* 1024 */
+	const uint8_t cut[] = { 1, 1, 1, 1, 1, 1, 1, 2, 0, 0, 0, 0 };	/* no room */
+	const uint8_t two[] = { 2, 4, 0x01, 0x00, 2, 4, 0x04, 0x00 };	/* 256 first */
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, IPPROTO_TCP, "tcpmss", 0, &in, sizeof(in), 0);
+	add_ext(self->tb, IPPROTO_TCP, "tcpmss", 0, &out, sizeof(out), 0);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_tcp_opts(&p, first, sizeof(first), 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 44);
+	EXPECT_CNT(OUT0 + 1, 0, 0);
+	/* Behind NOPs and an option whose length 2 steps over nothing: 999. */
+	pkt_tcp_opts(&p, late, sizeof(late), 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 44);
+	EXPECT_CNT(OUT0 + 1, 1, 52);
+	/* Kind 2 with length 3 is stepped over; the one after it counts. */
+	pkt_tcp_opts(&p, bad_len, sizeof(bad_len), 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 92);
+	/* An MSS kind in the last bytes, without room for its 4: none. */
+	pkt_tcp_opts(&p, cut, sizeof(cut), 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 92);
+	EXPECT_CNT(OUT0 + 1, 2, 108);
+	/* Only the first MSS option is looked at. */
+	pkt_tcp_opts(&p, two, sizeof(two), 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 92);
+	EXPECT_CNT(OUT0 + 1, 3, 156);
+	/* No options: only the inverted rule. */
+	pkt_tcp(&p, 1, 2, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 4, 196);
+	/* Options cut off by the end of the packet, doff < 5, a short header: hotdrops. */
+	pkt_tcp_opts(&p, first, sizeof(first), 0);
+	p.len -= 1;
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_tcp(&p, 1, 2, 0);
+	p.d[32] = 4 << 4;
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_tcp(&p, 1, 2, 0);
+	p.len = 39;
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 2, 92);
+	EXPECT_CNT(OUT0 + 1, 4, 196);
+	/* A later fragment: its first 20 bytes are taken for a header. */
+	pkt_tcp_opts(&p, first, sizeof(first), 0);
+	p.d[7] = 3;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 3, 136);
+	p.len = 30;					/* 10 bytes: hotdrop there too */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 3, 136);
+}
+
+/*
+ * ecn_mt4(): the ECT bits of the TOS byte, then CWR and ECE from the 20
+ * bytes at the transport offset, fragment or not; fewer bytes: no match.
+ */
+TEST_F(cg, ecn_bits)
+{
+	struct xt_ecn_info ect = { .operation = XT_ECN_OP_MATCH_IP, .ip_ect = 2 };
+	struct xt_ecn_info cwr_not_ece = {
+		.operation = XT_ECN_OP_MATCH_CWR | XT_ECN_OP_MATCH_ECE,
+		.invert = XT_ECN_OP_MATCH_ECE,
+	};
+	struct xt_ecn_info not_ect = { .operation = XT_ECN_OP_MATCH_IP, .invert = 1, .ip_ect = 0 };
+	struct pkt p;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, 0, "ecn", 0, &ect, sizeof(ect), 0);
+	add_ext(self->tb, IPPROTO_TCP, "ecn", 0, &cwr_not_ece, sizeof(cwr_not_ece), 0);
+	add_ext(self->tb, 0, "ecn", 0, &not_ect, sizeof(not_ect), 0);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+
+	pkt_tcp(&p, 1, 2, 0x80);			/* CWR */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 0, 0);
+	EXPECT_CNT(OUT0 + 1, 1, 40);
+	EXPECT_CNT(OUT0 + 2, 0, 0);
+	p.d[1] = 0x22;					/* ECT(0) */
+	p.d[33] = 0xc0;					/* CWR and ECE */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 40);
+	EXPECT_CNT(OUT0 + 1, 1, 40);
+	EXPECT_CNT(OUT0 + 2, 1, 40);
+	/* A later fragment: the bits are read from its data. */
+	p.d[7] = 2;
+	p.d[33] = 0x80;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 2, 80);
+	/* 19 bytes: no match, no hotdrop. */
+	p.len = 39;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 2, 80);
+	EXPECT_CNT(OUT0 + 2, 3, 119);
+}
+
+/* A u32 test: @nnums numbers from @loc with @ops between them, then @nvalues ranges. */
+static void u32_test(struct xt_u32_test *t, const uint32_t *loc, const uint8_t *ops,
+		     unsigned int nnums, const uint32_t (*vals)[2], unsigned int nvalues)
+{
+	unsigned int i;
+
+	for (i = 0; i < nnums; i++) {
+		t->location[i].number = loc[i];
+		t->location[i].nextop = i ? ops[i - 1] : 0;
+	}
+	for (i = 0; i < nvalues; i++) {
+		t->value[i].min = vals[i][0];
+		t->value[i].max = vals[i][1];
+	}
+	t->nnums = nnums;
+	t->nvalues = nvalues;
+}
+
+/*
+ * u32_match_it(): words in network order, &, << and >>, "@" moving the base
+ * (a sum that wraps or a word past the end fails the test), ranges, every
+ * test must hold, the raw u8 invert.
+ */
+TEST_F(cg, u32_language)
+{
+	/* "0>>22&0x3C@0>>16=1000:2000,7": the TCP source port through ihl. */
+	const uint32_t sport[] = { 0, 22, 0x3c, 0, 16 };
+	const uint8_t sport_ops[] = { XT_U32_RIGHTSH, XT_U32_AND, XT_U32_AT, XT_U32_RIGHTSH };
+	const uint32_t sport_vals[][2] = { { 1000, 2000 }, { 7, 7 } };
+	/* "0>>22&0x3C@12>>26&0x3C@0=0x47455420": the first payload word is "GET ". */
+	const uint32_t get[] = { 0, 22, 0x3c, 12, 26, 0x3c, 0 };
+	const uint8_t get_ops[] = { XT_U32_RIGHTSH, XT_U32_AND, XT_U32_AT, XT_U32_RIGHTSH,
+				    XT_U32_AND, XT_U32_AT };
+	const uint32_t get_vals[][2] = { { 0x47455420, 0x47455420 } };
+	/*
+	 * "0>>22&0x3C@0xffffffec=0:0xffffffff": at 20 + pos wraps to 0, a word
+	 * that is there; the kernel's bounds fail the test all the same.
+	 */
+	const uint32_t wrap[] = { 0, 22, 0x3c, 0xffffffec };
+	const uint8_t wrap_ops[] = { XT_U32_RIGHTSH, XT_U32_AND, XT_U32_AT };
+	const uint32_t any[][2] = { { 0, 0xffffffff } };
+	/* "0<<4>>28=5": ihl through both shifts; nextop 7 does nothing. */
+	const uint32_t ihl[] = { 0, 4, 28, 99 };
+	const uint8_t ihl_ops[] = { XT_U32_LEFTSH, XT_U32_RIGHTSH, 7 };
+	const uint32_t five[][2] = { { 5, 5 } };
+	struct xt_u32 *a = calloc(4, sizeof(*a)), *b = a + 1, *c = a + 2, *d = a + 3;
+	struct pkt p;
+
+	ASSERT_NE(NULL, a);
+	u32_test(&a->tests[0], sport, sport_ops, 5, sport_vals, 2);
+	u32_test(&a->tests[1], ihl, ihl_ops, 4, five, 1);
+	a->ntests = 2;
+	u32_test(&b->tests[0], get, get_ops, 7, get_vals, 1);
+	b->ntests = 1;
+	u32_test(&c->tests[0], wrap, wrap_ops, 4, any, 1);
+	c->ntests = 1;
+	c->invert = 1;
+	/* No tests: true, with invert 2 still a match. */
+	d->invert = 2;
+
+	tb_begin_output(self->tb);
+	add_ext(self->tb, 0, "u32", 0, a, sizeof(*a), 0);
+	add_ext(self->tb, 0, "u32", 0, b, sizeof(*b), 0);
+	add_ext(self->tb, 0, "u32", 0, c, sizeof(*c), 0);
+	add_ext(self->tb, 0, "u32", 0, d, sizeof(*d), 0);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	free(a);
+
+	pkt_tcp(&p, 1500, 80, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 40);
+	EXPECT_CNT(OUT0 + 1, 0, 0);			/* no payload: the read fails */
+	EXPECT_CNT(OUT0 + 2, 1, 40);
+	EXPECT_CNT(OUT0 + 3, 1, 40);
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 24);
+	p.d[20] = 0;
+	p.d[21] = 7;
+	p.d[32] = 5 << 4;
+	memcpy(p.d + 40, "GET ", 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 84);
+	EXPECT_CNT(OUT0 + 1, 1, 44);
+	/* Options move the payload: doff 6, "GET " after 4 bytes of options. */
+	pkt_ip(&p, IPPROTO_TCP, "10.1.1.1", "10.2.2.2", 0, 28);
+	p.d[32] = 6 << 4;
+	memcpy(p.d + 40, "GET ", 4);
+	memcpy(p.d + 44, "GET ", 4);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 84);			/* port 0 */
+	EXPECT_CNT(OUT0 + 1, 2, 92);
+	/* ihl 6: the source port moves too. */
+	pkt_ip(&p, IPPROTO_UDP, "10.1.1.1", "10.2.2.2", 0, 12);
+	p.d[0] = 0x46;
+	p.d[24] = 1000 >> 8;
+	p.d[25] = 1000 & 0xff;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 84);			/* ihl is 6, not 5 */
+	EXPECT_CNT(OUT0 + 3, 4, 40 + 44 + 48 + 32);
+	/* The header alone: "@" past the end fails the port test. */
+	pkt_ip(&p, IPPROTO_UDP, "10.1.1.1", "10.2.2.2", 0, 0);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 84);
+	EXPECT_CNT(OUT0 + 2, 5, 40 + 44 + 48 + 32 + 20);
+}
+
+/*
+ * A run of multiport --dports rules is one lookup: first match across
+ * overlapping ports and ranges, the count on the rule that matched; the
+ * 4 port bytes suffice, fewer are a hotdrop, later fragments never match.
+ */
+TEST_F(cg, fold_multiport_dports)
+{
+	struct xt_multiport_v1 mp[5] = {
+		{ .flags = XT_MULTIPORT_DESTINATION, .count = 2, .ports = { 22, 80 } },
+		{ .flags = XT_MULTIPORT_DESTINATION, .count = 3, .ports = { 80, 1000, 1010 },
+		  .pflags = { 0, 1, 0 } },
+		{ .flags = XT_MULTIPORT_DESTINATION, .count = 1, .ports = { 1005 } },
+		{ .flags = XT_MULTIPORT_DESTINATION, .count = 4, .ports = { 5, 6, 7, 8 } },
+		{ .flags = XT_MULTIPORT_DESTINATION, .count = 2, .ports = { 1, 65535 },
+		  .pflags = { 1, 0 } },
+	};
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 4; i++)
+		add_ext(self->tb, IPPROTO_UDP, "multiport", 1, &mp[i], sizeof(mp[i]), V_ACCEPT);
+	/* Too wide to expand: a rule of its own after the run. */
+	add_ext(self->tb, IPPROTO_UDP, "multiport", 1, &mp[4], sizeof(mp[4]), V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	EXPECT_EQ(1, self->nsets);
+	pkt_udp(&p, 1, 80);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 1, 28);
+	pkt_udp(&p, 1, 1005);				/* rule 1's range before rule 2 */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 28);
+	EXPECT_CNT(OUT0 + 2, 0, 0);
+	pkt_udp(&p, 1, 8);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3, 1, 28);
+	pkt_udp(&p, 1, 9);				/* not in the run: the next rule */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 4, 1, 28);
+	pkt_ip(&p, IPPROTO_UDP, "10.1.1.1", "10.2.2.2", 0, 4);	/* ports only */
+	p.d[23] = 22;
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 52);
+	p.len = 23;					/* 3 bytes: hotdrop */
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 4, 1, 28);
+	pkt_udp(&p, 1, 22);
+	p.d[7] = 1;					/* later fragment: no rule, the policy */
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0, 2, 52);
+	EXPECT_CNT(OUT0 + 4, 1, 28);
+}
+
+static void add_iprange(struct tb *tb, uint8_t flags, const char *lo, const char *hi, int verdict)
+{
+	struct xt_iprange_mtinfo ir = { .flags = flags };
+	union nf_inet_addr *min = flags & IPRANGE_SRC ? &ir.src_min : &ir.dst_min;
+	union nf_inet_addr *max = flags & IPRANGE_SRC ? &ir.src_max : &ir.dst_max;
+
+	inet_pton(AF_INET, lo, &min->ip);
+	inet_pton(AF_INET, hi, &max->ip);
+	add_ext(tb, 0, "iprange", 1, &ir, sizeof(ir), verdict);
+}
+
+/*
+ * Runs of --src-range rules, and -s rules among them, are one LPM lookup
+ * over the prefixes that cover each range: the first rule whose range
+ * holds the address counts, at every edge of the ranges.
+ */
+TEST_F(cg, fold_iprange)
+{
+	static const struct { const char *addr; int rule; } want[] = {
+		{ "10.0.0.3", 0 }, { "10.0.0.4", 1 }, { "10.0.0.250", 1 }, { "10.0.1.5", 1 },
+		{ "10.0.1.6", 3 }, { "10.0.0.2", 3 }, { "1.2.3.4", 4 }, { "192.168.0.1", 2 }, { "192.168.0.0", -1 },
+		{ "10.0.2.0", 3 }, { "10.0.3.255", 3 }, { "10.0.4.0", -1 }, { "0.0.0.0", 4 },
+	};
+	struct pkt p;
+	unsigned int i, hits[5] = {};
+
+	tb_begin_output(self->tb);
+	add_iprange(self->tb, IPRANGE_SRC, "10.0.0.3", "10.0.0.3", V_DROP);
+	add_iprange(self->tb, IPRANGE_SRC, "10.0.0.3", "10.0.1.5", V_DROP);
+	add_iprange(self->tb, IPRANGE_SRC, "192.168.0.1", "192.168.0.1", V_DROP);
+	tb_rule(self->tb, &(struct ipt_ip){ .src.s_addr = htonl(0x0a000000),
+					     .smsk.s_addr = htonl(0xfffffc00) });
+	tb_verdict(self->tb, V_DROP);
+	add_iprange(self->tb, IPRANGE_SRC, "0.0.0.0", "10.0.0.2", V_DROP);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	BUILD(NF_INET_LOCAL_OUT);
+	EXPECT_EQ(1, self->nsets);
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		pkt_udp(&p, 1, 2);
+		inet_pton(AF_INET, want[i].addr, p.d + 12);
+		EXPECT_PKT(want[i].rule < 0 ? NF_ACCEPT : NF_DROP, &p) TH_LOG("%s", want[i].addr);
+		if (want[i].rule >= 0)
+			hits[want[i].rule]++;
+	}
+	for (i = 0; i < 5; i++)
+		EXPECT_CNT(OUT0 + i, hits[i], 28 * hits[i]);
 }
 
 /* Every rule of a blocklist has a comment, as tools write them: still one lookup. */

@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <linux/netfilter/xt_comment.h>
 #include <linux/netfilter/xt_dscp.h>
+#include <linux/netfilter/xt_ecn.h>
+#include <linux/netfilter/xt_tcpmss.h>
+#include <linux/netfilter/xt_u32.h>
 #include <linux/netfilter/xt_esp.h>
 #include <linux/netfilter/xt_iprange.h>
 #include <linux/netfilter/xt_length.h>
@@ -36,8 +39,8 @@
 
 struct mbuf {
 	struct xt_entry_match m;
-	/* The largest payload (comment's 256 bytes) and some more. */
-	char data[XT_ALIGN(sizeof(struct xt_comment_info)) + 64];
+	/* The largest payload (u32's 1984 bytes) and some more. */
+	char data[XT_ALIGN(sizeof(struct xt_u32)) + 64];
 };
 
 static struct context *test_ctx(void)
@@ -198,6 +201,9 @@ TEST(find_new)
 		{ "dscp", &dscp_match_ops, 0, false, 8, 2 },
 		{ "ah", &ah_match_ops, 0, false, 16, 12 },
 		{ "esp", &esp_match_ops, 0, false, 16, 12 },
+		{ "ecn", &ecn_match_ops, 0, false, 8, 4 },
+		{ "tcpmss", &tcpmss_match_ops, 0, false, 8, 6 },
+		{ "u32", &u32_match_ops, 0, true, 1984, 1984 },
 	};
 	static const uint8_t other[] = { 0, 1, 2, 255 };
 	unsigned int i, j;
@@ -253,6 +259,12 @@ TEST(revision_new)
 	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("ah", 1));
 	EXPECT_EQ(0, match_revision("esp", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("esp", 255));
+	EXPECT_EQ(0, match_revision("ecn", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("ecn", 1));
+	EXPECT_EQ(0, match_revision("tcpmss", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("tcpmss", 1));
+	EXPECT_EQ(0, match_revision("u32", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("u32", 1));
 	/* ip6tables' hop-limit match and the targets are not IPv4 matches. */
 	EXPECT_EQ(-ENOENT, match_revision("hl", 0));
 	EXPECT_EQ(-ENOENT, match_revision("MARK", 2));
@@ -836,6 +848,108 @@ TEST(kernel_matches)
 	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("hashlimit", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("connlimit", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("string", 0));
+}
+
+/* ecn_mt_check4(): known bits only; the TCP bits need -p tcp, not inverted. */
+TEST(ecn_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct ipt_ip tcp_ip = { .proto = IPPROTO_TCP };
+	struct ipt_ip not_tcp = { .proto = IPPROTO_TCP, .invflags = IPT_INV_PROTO };
+	struct ipt_ip udp_ip = { .proto = IPPROTO_UDP };
+	struct xt_ecn_info e = { .operation = XT_ECN_OP_MATCH_IP, .ip_ect = 3 };
+	unsigned int bit;
+
+	EXPECT_EQ(0, init("ecn", 0, 8, &e, &any_ip));
+	/* ip_ect is not range-checked: 7 only never matches. */
+	e.ip_ect = 7;
+	EXPECT_EQ(0, init("ecn", 0, 8, &e, &udp_ip));
+	for (bit = 0; bit < 8; bit++) {
+		e.operation = 1u << bit;
+		e.invert = 0;
+		EXPECT_EQ((1u << bit) & XT_ECN_OP_MATCH_MASK ? -EINVAL : 0,
+			  init("ecn", 0, 8, &e, &tcp_ip)) TH_LOG("operation bit %u", bit);
+		e.operation = XT_ECN_OP_MATCH_IP;
+		e.invert = 1u << bit;
+		EXPECT_EQ((1u << bit) & XT_ECN_OP_MATCH_MASK ? -EINVAL : 0,
+			  init("ecn", 0, 8, &e, &tcp_ip)) TH_LOG("invert bit %u", bit);
+	}
+	e.invert = 0;
+	e.operation = XT_ECN_OP_MATCH_ECE;
+	EXPECT_EQ(0, init("ecn", 0, 8, &e, &tcp_ip));
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 8, &e, &any_ip));
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 8, &e, &udp_ip));
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 8, &e, &not_tcp));
+	e.operation = XT_ECN_OP_MATCH_CWR | XT_ECN_OP_MATCH_IP;
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 8, &e, &not_tcp));
+	/* Invert bits of operations not asked for are fine. */
+	e.operation = XT_ECN_OP_MATCH_IP;
+	e.invert = XT_ECN_OP_MATCH_CWR | XT_ECN_OP_MATCH_ECE;
+	EXPECT_EQ(0, init("ecn", 0, 8, &e, &udp_ip));
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 16, &e, &udp_ip));
+	EXPECT_EQ(-EINVAL, init("ecn", 0, 4, &e, &udp_ip));
+	EXPECT_EQ(-ENOENT, init("ecn", 1, 8, &e, &udp_ip));
+}
+
+/* tcpmss has no checkentry: -p tcp (x_tables' proto check) and the size only. */
+TEST(tcpmss_checks)
+{
+	struct ipt_ip tcp_ip = { .proto = IPPROTO_TCP };
+	struct ipt_ip not_tcp = { .proto = IPPROTO_TCP, .invflags = IPT_INV_PROTO };
+	struct ipt_ip any_ip = { 0 };
+	struct xt_tcpmss_match_info t = { .mss_min = 2000, .mss_max = 1000, .invert = 0xff };
+
+	EXPECT_EQ(0, init("tcpmss", 0, 8, &t, &tcp_ip));
+	EXPECT_EQ(-EINVAL, init("tcpmss", 0, 8, &t, &any_ip));
+	EXPECT_EQ(-EINVAL, init("tcpmss", 0, 8, &t, &not_tcp));
+	EXPECT_EQ(-EINVAL, init("tcpmss", 0, 16, &t, &tcp_ip));
+	EXPECT_EQ(-ENOENT, init("tcpmss", 1, 8, &t, &tcp_ip));
+}
+
+/* u32_mt_checkentry(): counts within the arrays, shifts below 32, nothing else. */
+TEST(u32_checks)
+{
+	struct ipt_ip any_ip = { 0 };
+	struct xt_u32 *u = calloc(1, sizeof(*u));
+	struct xt_u32_test *t;
+
+	ASSERT_NE(NULL, u);
+	t = &u->tests[XT_U32_MAXSIZE];
+	EXPECT_EQ(0, init("u32", 0, 1984, u, &any_ip));
+	u->ntests = XT_U32_MAXSIZE + 1;
+	t->nnums = XT_U32_MAXSIZE + 1;
+	t->nvalues = XT_U32_MAXSIZE + 1;
+	t->location[XT_U32_MAXSIZE].nextop = XT_U32_LEFTSH;
+	t->location[XT_U32_MAXSIZE].number = 31;
+	EXPECT_EQ(0, init("u32", 0, 1984, u, &any_ip));
+	t->location[XT_U32_MAXSIZE].number = 32;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1984, u, &any_ip));
+	t->location[XT_U32_MAXSIZE].nextop = XT_U32_RIGHTSH;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1984, u, &any_ip));
+	/* Only operators are checked: location[0], "@" and unknown ops take anything. */
+	t->location[XT_U32_MAXSIZE].nextop = XT_U32_AT;
+	t->location[0].nextop = XT_U32_LEFTSH;
+	t->location[0].number = 99;
+	EXPECT_EQ(0, init("u32", 0, 1984, u, &any_ip));
+	t->location[XT_U32_MAXSIZE].nextop = 200;
+	EXPECT_EQ(0, init("u32", 0, 1984, u, &any_ip));
+	/* A shift past nnums is not an operator. */
+	t->nnums = XT_U32_MAXSIZE;
+	t->location[XT_U32_MAXSIZE].nextop = XT_U32_LEFTSH;
+	t->location[XT_U32_MAXSIZE].number = 32;
+	EXPECT_EQ(0, init("u32", 0, 1984, u, &any_ip));
+	t->nnums = XT_U32_MAXSIZE + 2;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1984, u, &any_ip));
+	t->nnums = 0;
+	t->nvalues = XT_U32_MAXSIZE + 2;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1984, u, &any_ip));
+	t->nvalues = 0;
+	u->ntests = XT_U32_MAXSIZE + 2;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1984, u, &any_ip));
+	u->ntests = 1;
+	EXPECT_EQ(-EINVAL, init("u32", 0, 1976, u, &any_ip));
+	EXPECT_EQ(-EPROTOTYPE, init("u32", 1, 1984, u, &any_ip));
+	free(u);
 }
 
 TEST_HARNESS_MAIN

@@ -29,13 +29,16 @@
  *
  * random_ext_rulesets does the same with a generator that also emits the
  * comment, multiport, iprange, mark, length, ttl, tos, dscp, ah, esp,
- * pkttype, devgroup, realm and mac matches (0-2 a rule, random parameters
- * and inversions, before or after -p and its -m tcp/udp), -p sctp, dccp,
- * udplite, ah, esp, and runs of rules bpfilter folds into lookups (some
- * with comments), of ah, esp and multiport rules or of rules with a lone
- * pkttype, devgroup, realm or mac match; its packets add those
- * protocols (SPIs and ports the rules name, transport headers cut anywhere
- * in their first 12 bytes), TTLs, TOS bytes, lengths and addresses on and
+ * pkttype, devgroup, realm, mac, ecn, tcpmss and u32 matches (0-2 a rule,
+ * random parameters and inversions, before or after -p and its -m
+ * tcp/udp), -p sctp, dccp, udplite, ah, esp, and runs of rules bpfilter
+ * folds into lookups (some with comments), of ah, esp, multiport, tcpmss
+ * or ecn rules or of rules with a lone pkttype, devgroup, realm or mac
+ * match; its packets add those protocols (SPIs and ports the rules name,
+ * transport headers cut anywhere in their first 12 bytes), TCP ECE/CWR
+ * flags and MSS options with values the tcpmss rules name (u32 tests
+ * header fields, ports, flags and payload words through "@", and random
+ * offsets past the end or wrapping), TTLs, TOS bytes, lengths and addresses on and
  * next to the rules' boundaries, and for OUTPUT a socket mark (SO_MARK, the
  * same on both sides); two thirds of them are aimed at some rule (its
  * addresses, interfaces, protocol, destination port, the frame its pkttype
@@ -302,6 +305,9 @@ struct vd {
 	unsigned int hooks;		/* hooks (HK_*) the rule being made is reached from */
 	unsigned int reach[8];		/* ... those of each user chain, from the jumps so far */
 	struct vd_seen spis, ttls, toses, lens, ips;	/* ext: values the rules name */
+	struct vd_seen msses;		/* ext: MSS values tcpmss rules name */
+	bool x_tcp;			/* ext: the rule being made is -p tcp (not inverted) */
+	bool mp_fold;			/* ext: multiport rules of a run bpfilter folds */
 	bool ct;			/* random_stateful_rulesets: conntrack rules, flows */
 	unsigned int hz;		/* ct: the kernel's HZ; 0: unknown, no --ctexpire */
 	struct pkt *script;		/* ct: the ruleset's packets in sending order, */
@@ -314,7 +320,7 @@ struct vd {
 	unsigned int hit_rules;		/* rules ip_tables counted, last ruleset */
 	unsigned long hit_ct_rules;	/* ct: those with conntrack or state matches, all rulesets */
 	unsigned long hit_connmark[2];	/* ct: those with connmark matches, not inverted */
-	unsigned long hit_ext[11];	/* ext: those with ext_counted[]'s matches */
+	unsigned long hit_ext[17];	/* ext: those with ext_counted[]'s matches */
 	unsigned long outcomes[5];	/* ip_tables side */
 	unsigned long shown;
 	int log_fd;			/* helper's stderr */
@@ -630,7 +636,7 @@ static void gen_ct_usual(struct vd *v, const char *chain)
  */
 enum {
 	X_COMMENT, X_MULTIPORT, X_IPRANGE, X_MARK, X_LENGTH, X_TTL, X_TOS, X_DSCP, X_AH, X_ESP,
-	X_PKTTYPE, X_DEVGROUP, X_REALM, X_MAC,
+	X_PKTTYPE, X_DEVGROUP, X_REALM, X_MAC, X_ECN, X_TCPMSS, X_U32,
 	X_N
 };
 
@@ -712,9 +718,15 @@ static void gen_multiport(struct vd *v)
 	};
 	unsigned int n, used = 0, b;
 	const char *not = neg(v, 3);
+	unsigned int k = rnd(&v->rng, 5);
 	uint16_t a;
 
-	bprintf(&v->rules, " -m multiport %s--%s ", not, opts[rnd(&v->rng, 5)]);
+	/* In a run that folds: destination ports, not inverted. */
+	if (v->mp_fold) {
+		not = "";
+		k = k % 2 ? 1 : 4;
+	}
+	bprintf(&v->rules, " -m multiport %s--%s ", not, opts[k]);
 	n = rnd(&v->rng, 2) ? 1 + rnd(&v->rng, 3) : 1 + rnd(&v->rng, 15);
 	while (used < n) {
 		a = pick_port(v);
@@ -1014,6 +1026,133 @@ static void gen_mac(struct vd *v)
 		bprintf(&v->rules, fmt, i ? ":" : "", m[i]);
 }
 
+/*
+ * " -m ecn": in -p tcp rules any of [!] --ecn-tcp-cwr, [!] --ecn-tcp-ece and
+ * [!] --ecn-ip-ect N (at least one), elsewhere only the last.
+ */
+static void gen_ecn(struct vd *v)
+{
+	unsigned int which = v->x_tcp ? 1 + rnd(&v->rng, 7) : 4;
+
+	bprintf(&v->rules, " -m ecn");
+	if (which & 1)
+		bprintf(&v->rules, " %s--ecn-tcp-cwr", neg(v, 3));
+	if (which & 2)
+		bprintf(&v->rules, " %s--ecn-tcp-ece", neg(v, 3));
+	if (which & 4)
+		bprintf(&v->rules, " %s--ecn-ip-ect %u", neg(v, 3), rnd(&v->rng, 4));
+}
+
+/* " -m tcpmss [!] --mss N[:M]". */
+static void gen_tcpmss(struct vd *v)
+{
+	static const uint16_t common[] = { 536, 1460, 1400, 0, 65535, 1220, 88, 9000 };
+	uint32_t a = rnd(&v->rng, 3) ? common[rnd(&v->rng, 8)] : rnd(&v->rng, 65536), b;
+
+	seen_add(&v->msses, a);
+	bprintf(&v->rules, " -m tcpmss %s--mss %u", neg(v, 3), a);
+	if (rnd(&v->rng, 2))
+		return;
+	/* libxt_tcpmss refuses a reversed range. */
+	b = a + rnd(&v->rng, 2000);
+	if (b > 65535)
+		b = 65535;
+	seen_add(&v->msses, b);
+	bprintf(&v->rules, ":%u", b);
+}
+
+/* A u32 number, in decimal or hex as people write them. */
+static void u32_num(struct vd *v, uint32_t x)
+{
+	bprintf(&v->rules, rnd(&v->rng, 2) ? "%u" : "0x%X", x);
+}
+
+/*
+ * " -m u32 [!] --u32 TESTS": 1-3 tests joined by "&&", each a location and
+ * 1-3 values or ranges. Locations are mostly what people write (IPv4
+ * fields, the ports, flags and first payload word through the header
+ * length, "@" chains), with values packets have; else random offsets near
+ * and past the end of the packet, random operators (shifts up to 31, "@"
+ * with offsets that wrap) and random values.
+ */
+static void gen_u32(struct vd *v)
+{
+	static const struct {
+		const char *loc;
+		uint32_t lo, hi;	/* values packets here often have */
+	} known[] = {
+		{ "0>>28", 4, 4 }, { "0>>24&0xF", 5, 5 }, { "0&0xFFFF", 20, 80 },
+		{ "4&0x1FFF", 0, 0 }, { "4>>13&7", 0, 2 }, { "8>>24", 2, 64 },
+		{ "8>>16&0xFF", 6, 17 }, { "12", 0x0a000000, 0x0affffff },
+		{ "16", 0x0a630000, 0x0ac8ffff }, { "0>>22&0x3C@0>>16", 0, 1023 },
+		{ "0>>22&0x3C@0&0xFFFF", 1, 2000 }, { "0>>22&0x3C@12>>26&0x3C@0", 0, 0x7fffffff },
+		{ "0>>22&0x3C@12>>16&0x3F", 2, 2 }, { "0>>22&0x3C@4", 0, 0xffff },
+		{ "6&0xFF", 1, 17 }, { "0>>22&0x3C@8", 0, 0xffffffff },
+	};
+	unsigned int ntests = rnd(&v->rng, 4) ? 1 : 2 + rnd(&v->rng, 2), nvals, nops, t, i, k;
+	uint32_t lo, hi;
+
+	bprintf(&v->rules, " -m u32 %s--u32 \"", neg(v, 3));
+	for (t = 0; t < ntests; t++) {
+		if (t)
+			bprintf(&v->rules, "&&");
+		if (rnd(&v->rng, 3)) {
+			k = rnd(&v->rng, sizeof(known) / sizeof(known[0]));
+			bprintf(&v->rules, "%s", known[k].loc);
+			lo = known[k].lo;
+			hi = known[k].hi;
+		} else {
+			u32_num(v, rnd(&v->rng, 2) ? rnd(&v->rng, 16) * 4 : rnd(&v->rng, 100));
+			nops = rnd(&v->rng, 5);
+			for (i = 0; i < nops; i++) {
+				switch (rnd(&v->rng, 4)) {
+				case 0:
+					bprintf(&v->rules, "&");
+					u32_num(v, rnd(&v->rng, 2) ? 0xff << (8 * rnd(&v->rng, 4)) :
+							 rnd(&v->rng, 0xffffffff));
+					break;
+				case 1:
+					bprintf(&v->rules, "<<%u", rnd(&v->rng, 32));
+					break;
+				case 2:
+					bprintf(&v->rules, ">>%u", rnd(&v->rng, 32));
+					break;
+				default:
+					bprintf(&v->rules, "@");
+					u32_num(v, rnd(&v->rng, 4) ? rnd(&v->rng, 64) :
+							 0xffffffff - rnd(&v->rng, 8));
+				}
+			}
+			lo = 0;
+			hi = rnd(&v->rng, 2) ? 0xffffffff : rnd(&v->rng, 256);
+		}
+		bprintf(&v->rules, "=");
+		nvals = 1 + rnd(&v->rng, 3);
+		for (i = 0; i < nvals; i++) {
+			uint32_t a = lo + (hi > lo ? rnd(&v->rng, hi - lo + 1) : 0), b;
+
+			if (i)
+				bprintf(&v->rules, ",");
+			if (!rnd(&v->rng, 3)) {
+				/* The whole range packets have. */
+				u32_num(v, lo);
+				bprintf(&v->rules, ":");
+				u32_num(v, hi);
+				continue;
+			}
+			if (!rnd(&v->rng, 5))
+				a = rnd(&v->rng, 0xffffffff);
+			u32_num(v, a);
+			if (rnd(&v->rng, 2))
+				continue;
+			b = rnd(&v->rng, 4) ? (hi > a ? hi : a) : a - rnd(&v->rng, 3);
+			bprintf(&v->rules, ":");
+			u32_num(v, b);
+		}
+	}
+	bprintf(&v->rules, "\"");
+}
+
 /* The protocol a rule's text (from its -p on) names, and whether it is inverted. */
 static int rule_proto(const char *seg, bool *inv)
 {
@@ -1055,6 +1194,8 @@ static bool ext_fits(const struct vd *v, int kind, int proto, bool inv)
 		return !inv && proto == 51;
 	case X_ESP:
 		return !inv && proto == 50;
+	case X_TCPMSS:
+		return !inv && proto == 6;
 	}
 	return true;
 }
@@ -1104,6 +1245,15 @@ static void gen_ext(struct vd *v, int kind)
 	case X_MAC:
 		gen_mac(v);
 		break;
+	case X_ECN:
+		gen_ecn(v);
+		break;
+	case X_TCPMSS:
+		gen_tcpmss(v);
+		break;
+	case X_U32:
+		gen_u32(v);
+		break;
 	}
 }
 
@@ -1131,6 +1281,7 @@ static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre
 	unsigned int n, i;
 	int own = -1, kind;
 
+	v->x_tcp = proto == 6 && !inv;
 	if (proto < 0) {
 		for (i = 0; i < npre; i++) {
 			do
@@ -1149,6 +1300,8 @@ static void gen_ext_matches(struct vd *v, int proto, bool inv, unsigned int npre
 		own = X_AH;
 	else if (!inv && proto == 50)
 		own = X_ESP;
+	else if (!inv && proto == 6)
+		own = (int[]){ X_MULTIPORT, X_TCPMSS, X_ECN }[rnd(&v->rng, 3)];
 	else if (ext_fits(v, X_MULTIPORT, proto, inv))
 		own = X_MULTIPORT;
 	if (own >= 0 && (proto == 6 || proto == 17 ? !rnd(&v->rng, 3) : rnd(&v->rng, 6))) {
@@ -1296,8 +1449,8 @@ static void gen_ext_aim(struct vd *v, char hook, const char *ip, size_t len, int
  * and mostly one target in built-in chain @name, which bpfilter folds into
  * one lookup: some rules carry a comment (it always matches, so they fold
  * too), a few another extension match (which must keep them out of it).
- * Or a run of ah, esp or multiport rules: built-in chains are where packets
- * aimed at them get. Or a run of rules with a pkttype, devgroup, realm or
+ * Or a run of ah, esp, multiport, tcpmss or ecn rules: built-in chains are
+ * where packets aimed at them get. Or a run of rules with a pkttype, devgroup, realm or
  * mac match alone, most of them only counting: among the other matches of
  * a random rule these would hardly ever decide.
  */
@@ -1306,13 +1459,15 @@ static void gen_ext_run(struct vd *v, const char *name)
 	static const uint32_t bases[] = {
 		IP(10, 200, 0, 0), IP(10, 200, 1, 0), IP(192, 168, 1, 0), IP(172, 16, 5, 0),
 	};
-	static const int own[] = { 51, 50, 6, 17, 136, 132, 33 };
+	/* TCP's three times: its own matches are three (below). */
+	static const int own[] = { 51, 50, 6, 17, 136, 132, 33, 6, 6 };
 	static const int meta[] = { X_PKTTYPE, X_DEVGROUP, X_REALM, X_MAC };
 	unsigned int n = 3 + rnd(&v->rng, 10), shape = rnd(&v->rng, 8), i;
 	const char *target = rnd(&v->rng, 2) ? "DROP" : "ACCEPT";
 	int proto = rnd(&v->rng, 2) ? 6 : 17, kind;
 	uint32_t base = bases[rnd(&v->rng, 4)], a;
 	struct vd_aim aim;
+	bool iprange;
 	uint16_t port;
 
 	v->hooks = hook_bit(name[0]);
@@ -1323,6 +1478,7 @@ static void gen_ext_run(struct vd *v, const char *name)
 			do
 				kind = meta[rnd(&v->rng, 4)];
 			while (!ext_fits(v, kind, 0, false));
+			v->x_tcp = false;
 			bprintf(&v->rules, "-A %s", name);
 			gen_ext(v, kind);
 			if (rnd(&v->rng, 3))
@@ -1334,25 +1490,46 @@ static void gen_ext_run(struct vd *v, const char *name)
 		return;
 	}
 	if (shape >= 4) {
-		proto = own[rnd(&v->rng, 7)];
+		proto = own[rnd(&v->rng, 9)];
+		kind = proto == 51 ? X_AH : proto == 50 ? X_ESP : X_MULTIPORT;
+		/* TCP's: the ports, its MSS (twice as often) or its ECN bits. */
+		if (proto == 6)
+			kind = (int[]){ X_MULTIPORT, X_TCPMSS, X_ECN, X_TCPMSS }[rnd(&v->rng, 4)];
+		v->x_tcp = proto == 6;
+		/* Half the multiport runs only --dports: one lookup (codegen_set.c). */
+		v->mp_fold = kind == X_MULTIPORT && rnd(&v->rng, 2);
 		for (i = 0; i < n; i++) {
 			size_t at = v->rules.len;
 
 			bprintf(&v->rules, "-A %s -p %u", name, proto);
-			gen_ext(v, proto == 51 ? X_AH : proto == 50 ? X_ESP : X_MULTIPORT);
+			gen_ext(v, kind);
 			if (!rnd(&v->rng, 4))
 				gen_comment(v);
 			bprintf(&v->rules, " -j %s\n", rnd(&v->rng, 8) ? target : "RETURN");
 			gen_ext_aim(v, name[0], "", 0, proto, false, v->rules.p + at);
 		}
+		v->mp_fold = false;
 		return;
 	}
+	/* Address runs: a third of them (in part) of iprange rules. */
+	iprange = shape < 2 && !rnd(&v->rng, 3);
 	for (i = 0; i < n; i++) {
 		aim = (struct vd_aim){ .dport = -1, .path = -1 };
 		a = base + rnd(&v->rng, 256);
 		port = pick_port(v);
 		bprintf(&v->rules, "-A %s", name);
-		if (shape == 0 || shape == 3) {
+		if (shape < 2 && iprange && rnd(&v->rng, 4)) {
+			/* A range instead: folded as the prefixes that cover it. */
+			uint32_t b = a + rnd(&v->rng, 2) * rnd(&v->rng, 600);
+
+			bprintf(&v->rules, " -m iprange --%s-range " IPFMT "-" IPFMT,
+				shape ? "dst" : "src", IPARG(a), IPARG(b));
+			a += rnd(&v->rng, b - a + 1);
+			if (shape)
+				aim.dst = htonl(a);
+			else
+				aim.src = htonl(a);
+		} else if (shape == 0 || shape == 3) {
 			if (shape == 3)
 				a &= ~255u;
 			bprintf(&v->rules, " -s " IPFMT "%s", IPARG(a), shape == 3 ? "/24" : "");
@@ -1369,6 +1546,7 @@ static void gen_ext_run(struct vd *v, const char *name)
 		if (!rnd(&v->rng, 3)) {
 			gen_comment(v);
 		} else if (!rnd(&v->rng, 8)) {
+			v->x_tcp = shape >= 2 && proto == 6;
 			do
 				kind = rnd(&v->rng, X_N);
 			while (!ext_fits(v, kind, shape >= 2 ? proto : 0, shape < 2));
@@ -1507,7 +1685,7 @@ static void gen_ruleset(struct vd *v)
 	v->rules.len = 0;
 	v->nports = 0;
 	v->naims = 0;
-	v->spis.n = v->ttls.n = v->toses.n = v->lens.n = v->ips.n = 0;
+	v->spis.n = v->ttls.n = v->toses.n = v->lens.n = v->ips.n = v->msses.n = 0;
 	memset(v->reach, 0, sizeof(v->reach));
 	v->nchains = rnd(&v->rng, 5);
 	bprintf(&v->rules, "*filter\n");
@@ -2339,6 +2517,30 @@ static void gen_ct_flows(struct vd *v)
 	v->npackets = total;
 }
 
+/*
+ * ext: the CWR and ECE flags -m ecn tests, and in two thirds of the packets
+ * with options a well-formed MSS option (a value some tcpmss rule names, or
+ * next to it), first or behind NOPs or other options the walk may skip.
+ */
+static void gen_ext_tcp(struct vd *v, unsigned char *t, unsigned int olen)
+{
+	unsigned int at;
+	uint32_t mss;
+
+	if (rnd(&v->rng, 2))
+		t[13] |= rnd(&v->rng, 4) << 6;
+	if (olen < 4 || !rnd(&v->rng, 3))
+		return;
+	mss = rnd(&v->rng, 4) ? seen_near(v, &v->msses, 1460) : rnd(&v->rng, 65536);
+	at = rnd(&v->rng, 2) ? 0 : rnd(&v->rng, olen - 3);
+	if (at && rnd(&v->rng, 2))
+		memset(t + 20, 1, at);
+	t[20 + at] = 2;
+	t[21 + at] = 4;
+	t[22 + at] = mss >> 8;
+	t[23 + at] = mss;
+}
+
 static void gen_packet(struct vd *v, struct pkt *p)
 {
 	static const uint8_t protos[] = { 6, 6, 6, 17, 17, 1, 1, 1, 200, 17 };
@@ -2395,6 +2597,10 @@ static void gen_packet(struct vd *v, struct pkt *p)
 		unsigned int olen = rnd(&v->rng, 3) ? 0 : 4 * (1 + rnd(&v->rng, 5));
 		uint16_t s = pkt_port(v), d = pkt_port(v);
 
+		/* ext: options more often, for tcpmss. */
+		if (v->ext && !olen && rnd(&v->rng, 2))
+			olen = 4;
+
 		l4 = 20 + olen;
 		t[0] = s >> 8;
 		t[1] = s & 0xff;
@@ -2418,6 +2624,8 @@ static void gen_packet(struct vd *v, struct pkt *p)
 				t[20 + i++] = rnd(&v->rng, 4) ? 2 + rnd(&v->rng, 8) :
 								rnd(&v->rng, 3);
 		}
+		if (v->ext)
+			gen_ext_tcp(v, t, olen);
 		break;
 	}
 	case 17: {
@@ -3254,7 +3462,8 @@ static const char *const ext_counted[] = {
 	"-m pkttype --pkt-type unicast", "-m pkttype --pkt-type broadcast",
 	"-m pkttype --pkt-type multicast", "-m pkttype ! --pkt-type", "-m devgroup --src-group",
 	"-m devgroup --dst-group", "-m devgroup ! ", "-m realm --realm", "-m realm ! --realm",
-	"-m mac --mac-source", "-m mac ! --mac-source",
+	"-m mac --mac-source", "-m mac ! --mac-source", "--ecn-tcp-", "--ecn-ip-ect", "-m tcpmss --mss",
+	"-m tcpmss ! --mss", "-m u32 --u32", "-m u32 ! --u32",
 };
 #define NEXT_COUNTED (sizeof(ext_counted) / sizeof(ext_counted[0]))
 _Static_assert(NEXT_COUNTED == sizeof(((struct vd *)0)->hit_ext) / sizeof(unsigned long),

@@ -5,7 +5,7 @@
 # by the BPF each ext_*.c generates, with ip_tables by the xt modules (the
 # reference). A client namespace C and a server namespace S over one veth
 # pair; INPUT rules in S, OUTPUT rules in C; busybox ping (-s size, -t ttl)
-# and TCP connects (busybox nc). tos, dscp, mark, ah and esp need packets
+# and TCP connects (busybox nc; their SYNs for tcpmss, u32 and ecn). tos, dscp, mark, ah and esp need packets
 # busybox cannot make: the host's differential test sends those.
 #
 #   C 10.253.1.1 --- 10.253.1.2 S (also 10.253.1.3, 10.253.1.4)
@@ -38,7 +38,8 @@ ping_blocked()
 
 tcp_ok()
 {
-	$NC sh -c "nc -w 3 $1 $2 < /dev/null" > /dev/null 2>&1
+	# Bounded: a connection whose later segments a rule drops never ends.
+	$NC sh -c "timeout 10 nc -w 3 $1 $2 < /dev/null" > /dev/null 2>&1
 }
 
 tcp_blocked()
@@ -102,6 +103,35 @@ ok_if "ttl: counted 1" test "$(pkts $C OUTPUT 1)" = 1
 ok_if "length: counted 1" test "$(pkts $C OUTPUT 2)" = 1
 check "C: -F" 0 $NC $IPT -w -F
 
+# tcpmss, u32 and ecn on TCP SYNs in S's INPUT: the SYN's MSS is 1460
+# (MTU 1500); with tcp_ecn=1 the client's SYN carries ECE and CWR.
+check "S: tcpmss 1400:1500 to 5001 DROP" 0 $NS $IPT -w -A INPUT -p tcp --dport 5001 \
+	-m tcpmss --mss 1400:1500 -j DROP
+check "S: SYN ! tcpmss 1400:1500 to 5003 DROP" 0 $NS $IPT -w -A INPUT -p tcp --dport 5003 \
+	--syn -m tcpmss ! --mss 1400:1500 -j DROP
+check "S: count segments to 5003 without MSS" 0 $NS $IPT -w -A INPUT -p tcp --dport 5003 \
+	-m tcpmss ! --mss 0:65535
+check "S: u32 destination port 6000 DROP" 0 $NS $IPT -w -A INPUT \
+	-m u32 --u32 "6&0xFF=6&&0>>22&0x3C@0&0xFFFF=6000" -j DROP
+check "S: ecn ECE and CWR to 6011 DROP" 0 $NS $IPT -w -A INPUT -p tcp --dport 6011 \
+	-m ecn --ecn-tcp-ece --ecn-tcp-cwr -j DROP
+ok_if "tcpmss: 5001 (MSS 1460) blocked" tcp_blocked 10.253.1.2 5001
+ok_if "tcpmss !: 5003 open" tcp_ok 10.253.1.2 5003
+ok_if "tcpmss: counted SYNs, only the first rule" \
+	test "$(pkts $S INPUT 1)" -ge 1 -a "$(pkts $S INPUT 2)" = 0
+ok_if "u32: 6000 blocked" tcp_blocked 10.253.1.2 6000
+ok_if "u32: 6005 open" tcp_ok 10.253.1.2 6005
+ok_if "tcpmss !: the ACKs (no MSS option) counted" test "$(pkts $S INPUT 3)" -ge 1
+ok_if "u32: counted SYNs" test "$(pkts $S INPUT 4)" -ge 1
+$NC sh -c 'echo 0 > /proc/sys/net/ipv4/tcp_ecn'
+ok_if "ecn: 6011 open without ECN" tcp_ok 10.253.1.2 6011
+# No fallback: the retransmitted SYNs keep ECE and CWR.
+$NC sh -c 'echo 1 > /proc/sys/net/ipv4/tcp_ecn; echo 0 > /proc/sys/net/ipv4/tcp_ecn_fallback'
+ok_if "ecn: 6011 blocked with an ECN SYN" tcp_blocked 10.253.1.2 6011
+ok_if "ecn: counted SYNs" test "$(pkts $S INPUT 5)" -ge 1
+$NC sh -c 'echo 2 > /proc/sys/net/ipv4/tcp_ecn; echo 1 > /proc/sys/net/ipv4/tcp_ecn_fallback'
+check "S: -F" 0 $NS $IPT -w -F
+
 if [ "$BACKEND" = bpfilter ]; then
 	# Quiet by default: a successful replace writes nothing to the log.
 	before=$(dmesg | grep -c 'bpfilter')
@@ -126,6 +156,9 @@ cat > /tmp/mt.rules <<'RULES'
 -A INPUT -m dscp ! --dscp 0x2e -j ACCEPT
 -A INPUT -p esp -m esp --espspi 256:512 -j DROP
 -A INPUT -p ah -m ah ! --ahspi 7 -j DROP
+-A INPUT -p tcp -m ecn ! --ecn-tcp-ece --ecn-tcp-cwr --ecn-ip-ect 2 -j DROP
+-A INPUT -p tcp -m tcpmss --mss 1:536 -j DROP
+-A INPUT -m u32 --u32 "0x0>>0x16&0x3c@0xc>>0x1a&0x3c@0x0=0x47455420" -j DROP
 COMMIT
 RULES
 check "restore every new match" 0 $NS $IPT_RESTORE /tmp/mt.rules
