@@ -575,6 +575,15 @@ static void gen_read_header(struct codegen *cg, int dst, const struct cg_header 
 	cg_place(cg, done);
 }
 
+/* r@reg = optlen, doff * 4 - 20, from the doff byte at scratch + @doff (doff >= 5). */
+static void gen_optlen(struct codegen *cg, int reg, int doff)
+{
+	cg_emit(cg, CG_LDX(BPF_B, reg, CG_REG_PKT, doff));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, reg, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, reg, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, reg, 20));
+}
+
 /*
  * After the option walk (r2 unused): CG_OFF_TCPMSS = the MSS of the first
  * visited position (the lowest: the walk only moves forward) holding kind 2,
@@ -582,15 +591,12 @@ static void gen_read_header(struct codegen *cg, int dst, const struct cg_header 
  * Straight-line code, one block per position: a branch inside the loop
  * would multiply the states the verifier explores there.
  */
-static void gen_tcpmss_scan(struct codegen *cg, int doff, uint32_t done)
+static void gen_tcpmss_scan(struct codegen *cg, int doff, int visited, uint32_t done)
 {
 	int p;
 
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, doff));
-	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
-	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_KARG + 16));
+	gen_optlen(cg, BPF_REG_2, doff);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, visited));
 	for (p = 0; p + TCPOLEN_MSS <= 40; p++) {
 		uint32_t next = cg_new_label(cg);
 
@@ -635,8 +641,11 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	uint32_t read_ok = cg_new_label(cg), have_hdr = cg_new_label(cg);
 	bool mss = cg->needs & CG_NEED_TCPMSS;
 	uint32_t walked = mss ? cg_new_label(cg) : done;
-	/* The doff byte of the header, kept over calls in the prologue's use of CG_OFF_KARG. */
-	const int doff = CG_OFF_KARG + 12;
+	/*
+	 * The prologue's use of CG_OFF_KARG: the header's doff byte, kept over
+	 * calls, and a bit for each position the loop visits (tcpmss).
+	 */
+	const int doff = CG_OFF_KARG + 12, visited = CG_OFF_KARG + 16;
 	int i;
 
 	for (i = 0; i < 32; i += 8)
@@ -647,15 +656,16 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_TCPMSS, CG_TCPMSS_NONE));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
-	if (!(cg->needs & CG_NEED_TCPMSS))
+	if (!mss)
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, CG_L4_FULL, 0), done);
 	/* The headers may have been read without one (gen_read_header()). */
-	gen_dynptr_from_skb(cg);
+	if (!(cg->needs & CG_NEED_PKT))
+		gen_dynptr_from_skb(cg);
 	/* r8 == FULL only for first fragments whose whole TCP header was read. */
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 12));
 	cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, doff));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, CG_REG_L4ERR, CG_L4_FULL, 0), have_hdr);
-	if (cg->needs & CG_NEED_TCPMSS) {
+	if (mss) {
 		/* A first fragment without the whole header: skb_header_pointer() fails. */
 		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, CG_REG_FRAG, 0, 0), done);
 		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
@@ -686,13 +696,10 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_place(cg, read_ok);
 
 	/* r2 = optlen again (the call clobbered r1-r5), r1 = i = 0. */
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, doff));
-	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_2, 4));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
-	cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_2, 20));
+	gen_optlen(cg, BPF_REG_2, doff);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
 	if (mss)
-		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_KARG + 16, 0));
+		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, visited, 0));
 
 	cg_place(cg, loop);
 	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), walked);
@@ -705,9 +712,9 @@ static void gen_tcp_option_walk(struct codegen *cg)
 		/* VISITED |= 1 << i: no branch in the loop (see gen_tcpmss_scan()). */
 		cg_emit(cg, CG_MOV64_IMM(BPF_REG_5, 1));
 		cg_emit(cg, CG_ALU64_REG(BPF_LSH, BPF_REG_5, BPF_REG_1));
-		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, CG_REG_PKT, CG_OFF_KARG + 16));
+		cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_0, CG_REG_PKT, visited));
 		cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_0, BPF_REG_5));
-		cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_0, CG_OFF_KARG + 16));
+		cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_0, visited));
 	}
 	/* OPTSET[kind / 64] |= 1 << (kind % 64) */
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_5, BPF_REG_4));
@@ -745,7 +752,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 	cg_ja(cg, loop);
 	if (mss) {
 		cg_place(cg, walked);
-		gen_tcpmss_scan(cg, doff, done);
+		gen_tcpmss_scan(cg, doff, visited, done);
 	}
 	cg_place(cg, done);
 }

@@ -6,8 +6,9 @@
  * fields: address blocklists (-s a.b.c.d[/len] -j DROP, or -m iprange
  * --src-range A-B, as the prefixes that cover it), port lists (-p tcp
  * --dport P -j ACCEPT, or -m multiport --dports P,Q:R), and per-source
- * services (-s net/len -p tcp --dport P -j ACCEPT). A run of consecutive rules of one such shape, with the same
- * protocol and the same verdict, is compiled to a single lookup in a map
+ * services (-s net/len -p tcp --dport P -j ACCEPT). A run of consecutive
+ * rules of one such shape, with the same protocol and the same verdict, is
+ * compiled to a single lookup in a map
  * whose value is the index of the first rule of the run that matches the
  * packet: that rule is counted and the common verdict applies, exactly as
  * ipt_do_table() would have walked the run. Everything else about the run
