@@ -7,7 +7,8 @@
 #   mk/shim.mk       host daemon + LD_PRELOAD shim: stock iptables against the helper
 #   mk/vm.mk         QEMU kernels, initramfs, VM selftests, demo
 #
-# `make` builds; `make check` runs every test; `make demo` runs the main job.
+# `make` builds; `make check` runs every test; `make demo` runs the main job
+# (both through scripts/run.sh, which bash can run before make is installed).
 
 SRCTREE := $(CURDIR)
 BUILD ?= $(SRCTREE)/build
@@ -26,14 +27,10 @@ setup:
 
 # The whole test suite; prints "N passed, N failed" last.
 check:
-	bash scripts/setup.sh
-	$(MAKE) all selftests shim
-	bash scripts/check.sh
+	bash scripts/run.sh check
 
 demo:
-	bash scripts/setup.sh
-	$(MAKE) all
-	bash scripts/demo.sh
+	bash scripts/run.sh demo
 
 clean: helper-clean module-clean selftests-clean
 	rm -rf $(BUILD)

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 stamp=/var/lib/bpfilter-setup.stamp
-want_version=5
+want_version=6
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
 	exit 0
@@ -24,12 +24,16 @@ fi
 
 apt-get update -q
 
+# Everything the build and every test calls, on top of a minbase system
+# (scripts/fresh-machine.sh proves it): procps for sysctl, ps and pgrep,
+# iputils-ping for the traffic tests, file for the static-helper check.
 apt-get install -y -q --no-install-recommends \
 	build-essential clang llvm libclang-rt-14-dev pkg-config make git \
 	libelf-dev zlib1g-dev libmnl-dev \
 	iptables nftables ipset iproute2 kmod cpio busybox-static \
 	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
-	linux-source-6.1 bpftool dkms
+	linux-source-6.1 bpftool dkms \
+	procps iputils-ping file
 
 apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev
 

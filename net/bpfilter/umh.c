@@ -6,9 +6,23 @@
  * The channel is one anon-inode file owned by this module. The helper has it
  * as fd 0 (read: the next request, EOF when it must exit) and fd 1 (write:
  * the reply to the oldest request it has read). Its release tells us that the
- * helper is gone. Replies are matched to requests in order: when a caller
- * gives up on a request the helper has already read (a signal), the next
- * reply is dropped, so it can never be taken for the next request's.
+ * helper is gone.
+ *
+ * The helper reads and writes the caller's memory with process_vm_readv()
+ * and process_vm_writev(), by the caller's pid. That is safe only while the
+ * caller is blocked in its syscall: its pid cannot be reused and its memory
+ * is what the request describes. So once the helper has read a request, the
+ * caller does not return before one of these:
+ *  - the reply: the helper is done with the caller's memory;
+ *  - the channel's release: the helper has exited, and do_exit() drops the
+ *    files after the mm, so it cannot reach any process any more;
+ *  - the timeout: then bpfilter_umh_request() kills the helper and waits for
+ *    the release as above.
+ * Signals do not end that wait (it is TASK_IDLE: neither interruptible nor
+ * counted as load or as a hung task); they are handled when the syscall
+ * returns. Only a request the helper has not read yet is withdrawn on a
+ * signal. As no caller leaves a request behind, each reply belongs to the
+ * request being waited for.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,7 +69,6 @@ struct bpfilter_chan {
 	bool closing;			/* reads return EOF: the helper exits */
 	bool dead;			/* the file is released */
 	unsigned int in_flight;		/* requests read, not answered yet */
-	unsigned int discard;		/* replies whose callers gave up */
 	struct mbox_request req;
 	struct mbox_reply reply;
 };
@@ -120,12 +133,8 @@ static ssize_t chan_write(struct file *file, const char __user *buf,
 	if (!chan->in_flight)
 		goto out_unlock;
 	chan->in_flight--;
-	if (chan->discard) {
-		chan->discard--;
-	} else {
-		chan->reply = reply;
-		chan->has_reply = true;
-	}
+	chan->reply = reply;
+	chan->has_reply = true;
 	ret = count;
 out_unlock:
 	mutex_unlock(&chan->lock);
@@ -441,7 +450,9 @@ reaped:
 
 /* Queue one request and wait for its reply. 0 with *status set, or the
  * channel's error: -EAGAIN if the helper died before reading the request
- * (safe to resend), -ECONNRESET if it died after, -EINTR, -ETIMEDOUT.
+ * (safe to resend), -ECONNRESET if it died after, -EINTR (a signal before the
+ * helper read it), -ETIMEDOUT. See the top of this file for why a signal does
+ * not end the wait once the helper has read the request.
  */
 static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 		      int *status, u32 *flags)
@@ -449,6 +460,7 @@ static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 	struct bpfilter_chan *chan = umh->chan;
 	long timeout = umh->timeout_ms ? msecs_to_jiffies(umh->timeout_ms) :
 					 MAX_SCHEDULE_TIMEOUT;
+	unsigned long deadline = jiffies + timeout;
 	long left;
 	int err;
 
@@ -468,6 +480,27 @@ static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 						READ_ONCE(chan->dead), timeout);
 
 	mutex_lock(&chan->lock);
+	if (left < 0 && chan->has_req && !chan->dead) {
+		/* Never read: withdraw it, the helper never saw the caller. */
+		chan->has_req = false;
+		mutex_unlock(&chan->lock);
+		return -EINTR;
+	}
+	if (left < 0 && !chan->has_reply && !chan->dead) {
+		/* Read: the helper may be in the caller's memory now. */
+		mutex_unlock(&chan->lock);
+		if (timeout == MAX_SCHEDULE_TIMEOUT) {
+			wait_event_idle(chan->wq, READ_ONCE(chan->has_reply) ||
+					READ_ONCE(chan->dead));
+		} else {
+			left = (long)(deadline - jiffies);
+			if (left > 0)
+				wait_event_idle_timeout(chan->wq,
+							READ_ONCE(chan->has_reply) ||
+							READ_ONCE(chan->dead), left);
+		}
+		mutex_lock(&chan->lock);
+	}
 	if (chan->has_reply) {
 		/* Even after a signal: the work is done, report it. */
 		chan->has_reply = false;
@@ -477,15 +510,12 @@ static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 	} else if (chan->has_req) {
 		/* Never read: withdraw it, nothing to resynchronise. */
 		chan->has_req = false;
-		err = chan->dead ? -EAGAIN : left < 0 ? -EINTR : -ETIMEDOUT;
+		err = chan->dead ? -EAGAIN : -ETIMEDOUT;
 	} else if (chan->dead) {
 		err = -ECONNRESET;
-	} else if (left == 0) {
-		err = -ETIMEDOUT;
 	} else {
-		/* Read and still being handled: drop its reply when it comes. */
-		chan->discard++;
-		err = -EINTR;
+		/* Read and not answered in time: the caller kills the helper. */
+		err = -ETIMEDOUT;
 	}
 	mutex_unlock(&chan->lock);
 	return err;
@@ -597,10 +627,16 @@ int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
 	if (err == -EAGAIN)
 		err = -ECONNRESET;
 	if (err == -ETIMEDOUT) {
+		struct bpfilter_chan *chan = umh->chan;
+
 		pr_warn("helper pid %d did not answer cmd %u in %u ms: restarting it\n",
 			atomic_read(&umh->pid), req->cmd, umh->timeout_ms);
+		kref_get(&chan->ref);
 		if (!umh_stop(umh, true))
 			umh_ensure(umh);
+		else	/* Still alive after SIGKILL: it may still reach the caller. */
+			wait_event_idle(chan->wq, READ_ONCE(chan->dead));
+		kref_put(&chan->ref, chan_free);
 	} else if (err == -ECONNRESET) {
 		pr_warn("helper died while handling cmd %u\n", req->cmd);
 	}
