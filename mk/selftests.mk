@@ -51,7 +51,12 @@ $(FUZZ_BIN): $(SELFTEST_DIR)/fuzz_blob.c $(HELPER_SRCS) $(wildcard $(HELPER_DIR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(HELPER_CPPFLAGS) $(FUZZ_FLAGS) -o $@ $< $(HELPER_SRCS) -lbpf -lelf -lz
 
+# The long campaign, not in make check: fuzz_blob for FUZZ_SOAK_SECONDS
+# (default an hour) from the seed corpus, with libFuzzer's figures.
+fuzz-soak: $(FUZZ_BIN)
+	BPFILTER_FUZZ_SECONDS=$(or $(FUZZ_SOAK_SECONDS),3600) bash scripts/suites.d/30-fuzz.sh
+
 selftests-clean:
 	rm -rf $(BUILD)/selftests $(BUILD)/selftests-asan $(BUILD)/fuzz
 
-.PHONY: selftests selftests-clean
+.PHONY: selftests selftests-clean fuzz-soak

@@ -34,7 +34,7 @@ $(VM_BIN)/nflog_listen: $(VM_SRC)/nflog_listen.c
 	$(CC) $(filter-out -static,$(VM_CFLAGS)) -o $@ $< -lmnl
 
 vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags \
-	$(VM_BIN)/nflog_listen $(VM_BIN)/sig_storm
+	$(VM_BIN)/nflog_listen $(VM_BIN)/sig_storm $(VM_BIN)/sockopt_fuzz
 
 vm-initramfs: vm-bins
 	@for k in $(VM_KVERS); do \

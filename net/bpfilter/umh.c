@@ -28,6 +28,7 @@
 
 #include <linux/stringify.h>
 #include <linux/anon_inodes.h>
+#include <linux/cred.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/file.h>
@@ -658,6 +659,9 @@ static void umh_release(struct bpfilter_umh *umh)
 	umh->bpffs_mnt = NULL;
 	umh->state_mnt = NULL;
 	umh->exe_mnt = NULL;
+	if (umh->cred)
+		put_cred(umh->cred);
+	umh->cred = NULL;
 }
 
 int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len)
@@ -677,6 +681,11 @@ int bpfilter_umh_init(struct bpfilter_umh *umh, const void *blob, size_t len)
 	umh->blob = blob;
 	umh->blob_len = len;
 
+	umh->cred = prepare_kernel_cred(&init_task);
+	if (!umh->cred) {
+		err = -ENOMEM;
+		goto release;
+	}
 	umh->exe_mnt = umh_mount("tmpfs");
 	if (IS_ERR(umh->exe_mnt)) {
 		err = PTR_ERR(umh->exe_mnt);
@@ -724,13 +733,19 @@ release:
 ssize_t bpfilter_umh_read_state(struct bpfilter_umh *umh, const char *name, void *buf,
 				size_t len)
 {
+	const struct cred *old;
 	struct file *file;
 	loff_t pos = 0;
 	ssize_t n;
 
-	if (IS_ERR_OR_NULL(umh->state_mnt))
+	if (IS_ERR_OR_NULL(umh->state_mnt) || !umh->cred)
 		return -ENOENT;
+	/* The caller may be anyone with CAP_NET_ADMIN in a user namespace of
+	 * its own: the helper's files are not its to open, they are ours.
+	 */
+	old = override_creds(umh->cred);
 	file = file_open_root_mnt(umh->state_mnt, name, O_RDONLY | O_LARGEFILE, 0);
+	revert_creds(old);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	n = kernel_read(file, buf, len, &pos);

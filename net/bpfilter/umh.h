@@ -36,6 +36,7 @@ struct bpfilter_umh {
 	struct file *state_dir;
 	struct file *bpffs_dir;
 	struct file *log;		/* the helper's fd 2, lines go to dmesg */
+	const struct cred *cred;	/* the kernel's: reads of the state files */
 	const void *blob;
 	size_t blob_len;
 	unsigned int timeout_ms;	/* bound on one request, module param */

@@ -30,7 +30,7 @@ if [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
 	echo "mkinitramfs: no kernel in $kdir; run scripts/vm/fetch-kernel.sh $kver" >&2
 	exit 1
 fi
-vm_bins="dropuid ipt_probe ipt_probe32 tcp_flags nflog_listen sig_storm"
+vm_bins="dropuid ipt_probe ipt_probe32 tcp_flags nflog_listen sig_storm sockopt_fuzz"
 for b in $vm_bins; do
 	if [ ! -x "$bindir/$b" ]; then
 		echo "mkinitramfs: $bindir/$b missing; run make vm-bins" >&2
@@ -158,6 +158,9 @@ cp "$tests"/*.sh "$root/selftests/"
 for b in $vm_bins; do
 	copy_bin "$bindir/$b" "/selftests/$b"
 done
+# sockopt_fuzz's seeds: fuzz_blob's corpus of valid replace blobs.
+mkdir -p "$root/selftests/corpus"
+python3 tools/testing/selftests/bpfilter/fuzz_seeds.py "$root/selftests/corpus" > /dev/null || exit 1
 cp scripts/vm/init "$root/init"
 cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"
 chmod 755 "$root/init" "$root"/selftests/*

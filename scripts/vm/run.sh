@@ -9,7 +9,8 @@
 # (a subset of the test scripts), NOBPF=1 (the kernel lacks BPF netfilter
 # programs: the tests expect bpfilter to refuse what it cannot enforce; set
 # per kernel by the suite, never detected), VM_TIMEOUT (seconds, default 600),
-# INITRD (default build/vm/KVER/initrd.gz, built if missing).
+# INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
+# (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign).
 #
 # Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
 # dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
@@ -39,6 +40,7 @@ append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backen
 [ -n "$tests" ] && append="$append vm_tests=$tests"
 [ -n "${NOBPF:-}" ] && append="$append vm_nobpf=1"
 [ -n "${RECORD:-}" ] && append="$append vm_record=1"
+[ -n "${VM_FUZZ_SECONDS:-}" ] && append="$append vm_fuzz_seconds=$VM_FUZZ_SECONDS"
 
 # -cpu qemu64,-cx16: this QEMU's TCG (7.2) corrupts SLUB's lockless
 # cmpxchg16b fast path now and then (double faults, random oopses within a

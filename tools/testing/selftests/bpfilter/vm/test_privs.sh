@@ -69,6 +69,20 @@ expect "userns root in its own netns: sockopts" 0 unshare -U -r -n "$BIN/ipt_pro
 info: 0
 replace-short: EINVAL
 EOF
+# The same as a user with no privilege at all (uid 65534), who creates the
+# user namespace itself, with matches whose checkentries the kernel runs
+# in the caller's context (bpfilter.ko holds them): nothing the module does
+# for the call may need the caller's own permissions.
+expect "unprivileged user's own userns: string and hashlimit" 0 "$BIN/dropuid" 65534 \
+	unshare -U -r -n sh -c "export XTABLES_LOCKFILE=/tmp/xtables.65534; \
+	$IPT -A INPUT -m string --string foo --algo bm -j DROP && \
+	$IPT -A INPUT -m hashlimit --hashlimit-above 5/sec --hashlimit-name fz -j DROP && $IPT -S" <<'EOF'
+-P INPUT ACCEPT
+-P FORWARD ACCEPT
+-P OUTPUT ACCEPT
+-A INPUT -m string --string "foo" --algo bm -j DROP
+-A INPUT -m hashlimit --hashlimit-above 5/sec --hashlimit-burst 5 --hashlimit-name fz -j DROP
+EOF
 expect "socket of the initial netns used from a new user namespace" 0 "$BIN/ipt_probe" -U info replace-short <<'EOF'
 info: EPERM
 replace-short: EPERM
