@@ -25,6 +25,7 @@
 #include <linux/sockptr.h>
 #include <linux/sysfs.h>
 #include <linux/uidgid.h>
+#include <linux/user_namespace.h>
 #include <net/net_namespace.h>
 #include <net/netfilter/nf_conntrack.h>
 #include <net/netns/generic.h>
@@ -83,6 +84,20 @@ static struct bpfilter_ctx {
 module_param_named(timeout_ms, bpfilter.umh.timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms,
 		 "Bound on one helper request in ms, then the helper is restarted (0: no bound)");
+
+/* The budget of each unprivileged user's namespaces (bpfilter.h); 0: none. */
+static unsigned int userns_max_netns = 128;
+module_param(userns_max_netns, uint, 0644);
+MODULE_PARM_DESC(userns_max_netns,
+		 "Namespaces with a table per unprivileged user, past it ENOMEM (0: no limit)");
+static unsigned int userns_max_entries = 16384;
+module_param(userns_max_entries, uint, 0644);
+MODULE_PARM_DESC(userns_max_entries,
+		 "Rules in all of one unprivileged user's namespaces, past it ENOMEM (0: no limit)");
+static unsigned int userns_max_bytes = 16 << 20;
+module_param(userns_max_bytes, uint, 0644);
+MODULE_PARM_DESC(userns_max_bytes,
+		 "Bytes of tables in all of one unprivileged user's namespaces, past it ENOMEM (0: no limit)");
 
 static char *verifier_fault_file;
 module_param(verifier_fault_file, charp, 0444);
@@ -158,7 +173,8 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 	if (mutex_lock_interruptible(&bpfilter.ct_lock))
 		return -EINTR;
 	for (tries = 0; ; tries++) {
-		req->flags = BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_HOLD_CAPABLE |
+		req->flags = (req->flags & BPFILTER_REQ_LIMITED) |
+			     BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_HOLD_CAPABLE |
 			     (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0) |
 			     (held ? BPFILTER_REQ_HELD : 0);
 		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
@@ -194,6 +210,28 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 	return err;
 }
 
+/* Name the owner whose budget the call draws on, if it has one: the owner
+ * of the outermost user namespace above the netns' own. A user who nests
+ * user namespaces, or makes many, still spends one budget; namespaces that
+ * root made (container engines included) have none.
+ */
+static void bpfilter_budget(struct net *net, struct mbox_request *req)
+{
+	struct user_namespace *ns = net->user_ns;
+
+	if (ns == &init_user_ns)
+		return;
+	while (ns->parent != &init_user_ns)
+		ns = ns->parent;
+	if (uid_eq(ns->owner, GLOBAL_ROOT_UID))
+		return;
+	req->flags |= BPFILTER_REQ_LIMITED;
+	req->owner_uid = from_kuid(&init_user_ns, ns->owner);
+	req->max_netns = READ_ONCE(userns_max_netns);
+	req->max_entries = READ_ONCE(userns_max_entries);
+	req->max_bytes = READ_ONCE(userns_max_bytes);
+}
+
 /* Checks every call the way ip_tables does (CAP_NET_ADMIN in the namespace's
  * user namespace first), then forwards it. Callers the helper cannot serve,
  * because it reads their memory as a 64-bit process, get -EOPNOTSUPP.
@@ -225,6 +263,7 @@ static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
 	}
 	if (len < 0)
 		return -EINVAL;
+	bpfilter_budget(net, &req);
 	return bpfilter_call(net, &req);
 }
 

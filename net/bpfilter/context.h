@@ -9,6 +9,7 @@
 #ifndef NET_BPFILTER_CONTEXT_H
 #define NET_BPFILTER_CONTEXT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -23,6 +24,8 @@ struct netns {
 	pid_t pid;		/* requester of the request being served (for /proc/PID/ns/net) */
 	struct table *filter;	/* the filter table, never NULL once created */
 	void *backend_priv;	/* owned by the backend */
+	bool limited;		/* on owner_uid's budget (budget.h) */
+	uint32_t owner_uid;
 	struct netns *next;
 };
 

@@ -16,6 +16,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 
 #include "backend.h"
+#include "budget.h"
 #include "context.h"
 #include "hold.h"
 #include "io.h"
@@ -28,21 +29,34 @@
 #define XT_MAX_TABLE_SIZE (512ull * 1024 * 1024)
 #define XT_TABLE_INFO_SIZE 64
 
-/* The table @name of the requesting namespace: only "filter" exists. */
-static int find_table(struct context *ctx, const struct mbox_request *req, const char *name,
-		      struct netns **nsp)
+/* The requesting namespace, made known if it is new and its owner's budget allows. */
+static int request_netns(struct context *ctx, const struct mbox_request *req,
+			 struct netns **nsp)
 {
 	struct netns *ns;
 	int err;
 
-	if (strcmp(name, TABLE_FILTER))
-		return -ENOENT;
+	if (!context_find_netns(ctx, req->netns_ino)) {
+		err = budget_check_netns(ctx, req);
+		if (err)
+			return err;
+	}
 	err = context_get_netns(ctx, req->netns_ino, &ns);
 	if (err)
 		return err;
 	ns->pid = req->pid;
+	budget_assign(ns, req);
 	*nsp = ns;
 	return 0;
+}
+
+/* The table @name of the requesting namespace: only "filter" exists. */
+static int find_table(struct context *ctx, const struct mbox_request *req, const char *name,
+		      struct netns **nsp)
+{
+	if (strcmp(name, TABLE_FILTER))
+		return -ENOENT;
+	return request_netns(ctx, req, nsp);
 }
 
 /* Model counters plus the backend's live ones, one pair per entry. */
@@ -205,7 +219,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	 * Likewise the checkentries of the matches the kernel runs (recent,
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
-	err = context_get_netns(ctx, req->netns_ino, &ns);
+	err = request_netns(ctx, req, &ns);
 	if (!err)
 		err = holds_prepare(ctx, ns->filter, new_table);
 	if (err == -EAGAIN)
@@ -234,6 +248,10 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 		err = -EAGAIN;
 		goto out_free;
 	}
+	/* Where ip_tables' allocations would fail under the caller's memcg. */
+	err = budget_check_table(ctx, req, ns, new_table->num_entries, new_table->size);
+	if (err)
+		goto out_free;
 	old_counters = calloc(repl.num_counters, sizeof(*old_counters));
 	if (!old_counters) {
 		err = -ENOMEM;

@@ -98,6 +98,14 @@ struct bpfilter_hold {
  * is the caller's *optlen. netns_ino is the inode number of the calling
  * socket's network namespace (net->ns.inum): the helper acts there.
  */
+/*
+ * A namespace that an unprivileged user owns (its user namespace descends
+ * from one whose owner is not root) has a budget: the request names the
+ * owner and the module's limits (0: none), and the helper refuses with
+ * -ENOMEM a call that would take that owner's namespaces past one of them.
+ */
+#define BPFILTER_REQ_LIMITED	(1U << 4)	/* owner_uid and max_* apply */
+
 struct mbox_request {
 	__u64 addr;
 	__u32 len;
@@ -106,6 +114,10 @@ struct mbox_request {
 	__u32 pid;
 	__u32 netns_ino;
 	__u32 flags;		/* BPFILTER_REQ_* */
+	__u32 owner_uid;	/* with BPFILTER_REQ_LIMITED: whose budget */
+	__u32 max_netns;	/* namespaces with a table, per owner */
+	__u32 max_entries;	/* rules (ipt_entry) in all of them */
+	__u32 max_bytes;	/* bytes of their entries blobs */
 };
 
 /* One reply: 0 or a negative errno, returned to the caller as is. */

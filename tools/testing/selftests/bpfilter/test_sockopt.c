@@ -28,7 +28,9 @@
 #include "sockopt.h"
 #include "table.h"
 
-static int call(struct context *ctx, uint32_t ino, int set, int cmd, void *buf, uint32_t len)
+/* One sockopt as bpfilter.ko sends it; @budget: the owner's budget, or NULL (root's). */
+static int call_budget(struct context *ctx, uint32_t ino, int set, int cmd, void *buf,
+		       uint32_t len, const struct mbox_request *budget)
 {
 	struct mbox_request req = {
 		.addr = (uintptr_t)buf,
@@ -39,7 +41,19 @@ static int call(struct context *ctx, uint32_t ino, int set, int cmd, void *buf, 
 		.netns_ino = ino,
 	};
 
+	if (budget) {
+		req.flags |= BPFILTER_REQ_LIMITED;
+		req.owner_uid = budget->owner_uid;
+		req.max_netns = budget->max_netns;
+		req.max_entries = budget->max_entries;
+		req.max_bytes = budget->max_bytes;
+	}
 	return sockopt_handle(ctx, &req);
+}
+
+static int call(struct context *ctx, uint32_t ino, int set, int cmd, void *buf, uint32_t len)
+{
+	return call_budget(ctx, ino, set, cmd, buf, len, NULL);
 }
 
 static int get_info(struct context *ctx, uint32_t ino, const char *name, struct ipt_getinfo *info)
@@ -383,6 +397,57 @@ TEST_F(sockopt, namespaces_are_separate)
 	context_netns_exit(&self->ctx, 7);
 	ASSERT_EQ(0, get_info(&self->ctx, 7, "filter", &info));
 	EXPECT_EQ(4, info.num_entries);
+}
+
+/*
+ * An unprivileged user's namespaces share one budget: past it the call gets
+ * ENOMEM and changes nothing; other users, and root, are not affected.
+ */
+TEST_F(sockopt, user_budgets)
+{
+	struct mbox_request u1000 = { .owner_uid = 1000, .max_netns = 2, .max_entries = 9,
+				      .max_bytes = 1 << 20 };
+	struct mbox_request u1001 = u1000;
+	struct ipt_getinfo info = { .name = "filter" };
+	struct xt_counters old[5];
+	struct ipt_replace *r;
+	uint32_t len;
+	struct bb b;
+
+	u1001.owner_uid = 1001;
+	/* Two namespaces with the initial table (4 rules each): the third is refused. */
+	ASSERT_EQ(0, call_budget(&self->ctx, 21, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1000));
+	ASSERT_EQ(0, call_budget(&self->ctx, 22, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1000));
+	EXPECT_EQ(-ENOMEM, call_budget(&self->ctx, 23, 0, IPT_SO_GET_INFO, &info, sizeof(info),
+				       &u1000));
+	EXPECT_EQ(NULL, context_find_netns(&self->ctx, 23));
+	/* Another user, and root, still get theirs. */
+	EXPECT_EQ(0, call_budget(&self->ctx, 24, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1001));
+	EXPECT_EQ(0, call_budget(&self->ctx, 25, 0, IPT_SO_GET_INFO, &info, sizeof(info), NULL));
+
+	/* 4 + 5 rules fit in 9; the table in force is replaced. */
+	ssh_table(&b);
+	r = bb_replace(&b, 4, old, &len);
+	EXPECT_EQ(0, call_budget(&self->ctx, 21, 1, IPT_SO_SET_REPLACE, r, len, &u1000));
+	free(r);
+	/* 5 + 5 do not: ENOMEM, and namespace 22 keeps its initial table. */
+	r = bb_replace(&b, 4, old, &len);
+	EXPECT_EQ(-ENOMEM, call_budget(&self->ctx, 22, 1, IPT_SO_SET_REPLACE, r, len, &u1000));
+	free(r);
+	ASSERT_EQ(0, get_info(&self->ctx, 22, "filter", &info));
+	EXPECT_EQ(4, info.num_entries);
+	/* Replacing a namespace's own table counts it once, not twice. */
+	r = bb_replace(&b, 5, old, &len);
+	EXPECT_EQ(0, call_budget(&self->ctx, 21, 1, IPT_SO_SET_REPLACE, r, len, &u1000));
+	free(r);
+	/* The byte limit: the 5-rule table is larger than 632 bytes. */
+	u1001.max_bytes = 700;
+	r = bb_replace(&b, 4, old, &len);
+	EXPECT_EQ(-ENOMEM, call_budget(&self->ctx, 24, 1, IPT_SO_SET_REPLACE, r, len, &u1001));
+	free(r);
+	/* A namespace that is gone frees its share. */
+	context_netns_exit(&self->ctx, 21);
+	EXPECT_EQ(0, call_budget(&self->ctx, 23, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1000));
 }
 
 TEST(state_survives_restart)

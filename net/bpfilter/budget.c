@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Budgets of unprivileged users' namespaces (budget.h). Usage is summed over
+ * the namespaces the helper knows, each on the budget of the owner named by
+ * the last request that reached it: there is no counter to drift. A
+ * namespace restored after a helper restart counts again from its next
+ * request.
+ */
+#include <errno.h>
+
+#include "budget.h"
+#include "context.h"
+#include "table.h"
+
+struct usage {
+	uint32_t netns;
+	uint64_t entries;
+	uint64_t bytes;
+};
+
+/* What @req's owner holds, leaving out namespace @skip (0: none). */
+static struct usage owner_usage(const struct context *ctx, const struct mbox_request *req,
+				uint32_t skip)
+{
+	struct usage u = {};
+	const struct netns *ns;
+
+	for (ns = ctx->netns; ns; ns = ns->next) {
+		if (!ns->limited || ns->owner_uid != req->owner_uid || ns->ino == skip)
+			continue;
+		u.netns++;
+		u.entries += ns->filter->num_entries;
+		u.bytes += ns->filter->size;
+	}
+	return u;
+}
+
+int budget_check_netns(struct context *ctx, const struct mbox_request *req)
+{
+	struct usage u;
+
+	if (!(req->flags & BPFILTER_REQ_LIMITED) || !req->max_netns)
+		return 0;
+	u = owner_usage(ctx, req, 0);
+	if (u.netns < req->max_netns)
+		return 0;
+	bf_warn(ctx, "netns %u: user %u has tables in %u namespaces: at the limit "
+		"(userns_max_netns)", req->netns_ino, req->owner_uid, u.netns);
+	return -ENOMEM;
+}
+
+int budget_check_table(struct context *ctx, const struct mbox_request *req,
+		       const struct netns *ns, uint32_t entries, uint32_t bytes)
+{
+	struct usage u;
+
+	if (!(req->flags & BPFILTER_REQ_LIMITED))
+		return 0;
+	u = owner_usage(ctx, req, ns->ino);
+	u.entries += entries;
+	u.bytes += bytes;
+	if (req->max_entries && u.entries > req->max_entries) {
+		bf_warn(ctx, "netns %u: user %u's namespaces would hold %llu rules, over the "
+			"limit of %u (userns_max_entries)", ns->ino, req->owner_uid,
+			(unsigned long long)u.entries, req->max_entries);
+		return -ENOMEM;
+	}
+	if (req->max_bytes && u.bytes > req->max_bytes) {
+		bf_warn(ctx, "netns %u: user %u's namespaces would hold %llu bytes of tables, "
+			"over the limit of %u (userns_max_bytes)", ns->ino, req->owner_uid,
+			(unsigned long long)u.bytes, req->max_bytes);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void budget_assign(struct netns *ns, const struct mbox_request *req)
+{
+	ns->limited = req->flags & BPFILTER_REQ_LIMITED;
+	ns->owner_uid = ns->limited ? req->owner_uid : 0;
+}
