@@ -46,6 +46,8 @@ debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.lo
 }
 echo "nameserver ${NAMESERVER:-$(awk '/^nameserver/ { print $2; exit }' /etc/resolv.conf)}" \
 	> "$root/etc/resolv.conf"
+# A machine's / is a mount: ip netns exec remounts it (--make-rslave).
+mount --bind "$root" "$root" && mount --make-private "$root" || exit 1
 for m in proc sys dev; do
 	mount --rbind "/$m" "$root/$m" && mount --make-rslave "$root/$m" || exit 1
 done
