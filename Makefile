@@ -2,7 +2,7 @@
 #
 # bpfilter: top-level build. Each part owns one fragment under mk/:
 #   mk/helper.mk     the static usermode helper (net/bpfilter/bpfilter_umh)
-#   mk/module.mk     bpfilter.ko for every installed Debian kernel, install
+#   mk/module.mk     bpfilter.ko for every installed Debian kernel, install, deb
 #   mk/selftests.mk  host selftests, ABI differential test, fuzzer
 #   mk/shim.mk       host daemon + LD_PRELOAD shim: stock iptables against the helper
 #   mk/vm.mk         QEMU kernels, initramfs, VM selftests, demo

@@ -69,6 +69,17 @@ install:
 		$(DESTDIR)/lib/modules/$(MODULE_KVER)/updates/bpfilter_kfunc.ko
 	depmod $(if $(DESTDIR),-b $(DESTDIR)) $(MODULE_KVER)
 
+# The Debian package bpfilter-dkms (debian/: dh with dh-dkms), built from
+# the tree as it stands into $(BUILD)/deb/bpfilter-dkms_VERSION_all.deb.
+deb:
+	rm -rf $(BUILD)/deb
+	bash scripts/export-tree.sh $(BUILD)/deb/src
+	cd $(BUILD)/deb/src && dpkg-buildpackage -b -us -uc > ../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; exit 1; }
+	@ls $(BUILD)/deb/*.deb
+
+.PHONY: deb
+
 # Debian's headers packages lack checkpatch.pl: take it from linux-source.
 CHECKPATCH ?= $(firstword $(wildcard /usr/src/linux-headers-*-common/scripts/checkpatch.pl \
 	/usr/lib/linux-kbuild-*/scripts/checkpatch.pl) $(BUILD)/checkpatch/scripts/checkpatch.pl)

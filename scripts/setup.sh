@@ -4,7 +4,7 @@
 set -euo pipefail
 
 stamp=/var/lib/bpfilter-setup.stamp
-want_version=6
+want_version=7
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
 	exit 0
@@ -33,7 +33,7 @@ apt-get install -y -q --no-install-recommends \
 	iptables nftables ipset iproute2 kmod cpio busybox-static \
 	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
 	linux-source-6.1 bpftool dkms \
-	procps iputils-ping file
+	procps iputils-ping file debhelper dh-dkms dpkg-dev
 
 apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev
 

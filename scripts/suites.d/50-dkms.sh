@@ -1,27 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The README's DKMS install, as an operator runs it: the source tree copied
-# to /usr/src/bpfilter-VERSION, `dkms install` for each Debian kernel the VM
-# suites use, the installed module's vermagic checked, then the module DKMS
-# installed for 6.12 booted in the VM, where stock iptables filters packets
-# with it (test_basic.sh, test_bpf_traffic.sh). The version is
-# 0.1-selftest, so an operator's own bpfilter/0.1 is never touched, and
-# everything is removed afterwards (`dkms remove --all`).
-# Prints "# Totals: pass:P fail:F".
+# The Debian package, as a fleet installs an out-of-tree module: `make deb`
+# builds bpfilter-dkms (dh with dh-dkms), dpkg installs it (its postinst
+# registers the source with DKMS), DKMS's kernel hook (`dkms autoinstall
+# -k`, what a kernel or headers upgrade runs) builds the modules for each
+# Debian kernel the VM suites use, their vermagic is checked, the module
+# built for 6.12 is booted in the VM, where stock iptables filters packets
+# with it (test_basic.sh, test_bpf_traffic.sh), and `dpkg --purge` leaves
+# nothing behind. Refuses to run where bpfilter-dkms is installed already
+# (it would replace the operator's). Prints "# Totals: pass:P fail:F".
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 
-ver=0.1-selftest
-usrsrc=/usr/src/bpfilter-$ver
+ver=0.1
+pkg=bpfilter-dkms
 work=build/dkms
 . scripts/tap.sh
 finish() {
 	tap_totals
 	exit
 }
+ours=
 cleanup() {
-	dkms remove "bpfilter/$ver" --all > /dev/null 2>&1
-	rm -rf "$usrsrc"
+	[ -n "$ours" ] && dpkg --purge "$pkg" > /dev/null 2>&1
 }
 trap cleanup EXIT
 
@@ -30,19 +31,23 @@ command -v dkms > /dev/null
 ok $? "dkms is installed (make setup)"
 [ "$fail" -eq 0 ] || finish
 
-# The tree as it stands: the tracked files of the checkout, build/ excluded.
-cleanup
-mkdir -p "$usrsrc" "$work"
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-	git ls-files -z --cached --others --exclude-standard |
-		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C "$usrsrc"
-else
-	tar --exclude=./build -cf - . | tar -xf - -C "$usrsrc"
-fi
-sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$ver\"/" "$usrsrc/dkms.conf"
-dkms add "bpfilter/$ver" > "$work/add.log" 2>&1
-ok $? "dkms add bpfilter/$ver"
-[ "$fail" -eq 0 ] || { sed 's/^/# /' "$work/add.log"; finish; }
+mkdir -p "$work"
+dpkg -s "$pkg" > /dev/null 2>&1
+[ $? -ne 0 ]
+ok $? "$pkg is not installed on this machine already"
+[ "$fail" -eq 0 ] || finish
+make -s deb > "$work/deb.log" 2>&1
+ok $? "make deb"
+deb=$(ls build/deb/${pkg}_*_all.deb 2>/dev/null | head -n 1)
+[ -n "$deb" ] || { tail -n 30 "$work/deb.log" | sed 's/^/# /'; finish; }
+ours=1
+dpkg -i "$deb" > "$work/dpkg-i.log" 2>&1
+ok $? "dpkg -i $(basename "$deb")"
+[ "$fail" -eq 0 ] || { tail -n 30 "$work/dpkg-i.log" | sed 's/^/# /'; finish; }
+dkms status "bpfilter/$ver" 2>/dev/null | grep -q .
+ok $? "its postinst registered bpfilter/$ver with DKMS"
+[ -f /usr/share/doc/$pkg/examples/bpfilter.conf ] && [ ! -e /etc/modprobe.d/bpfilter.conf ]
+ok $? "the modprobe.d snippet is an example, not active"
 
 installed=
 kvers=$(bash scripts/vm/fetch-kernel.sh)
@@ -50,10 +55,10 @@ kvers=$(bash scripts/vm/fetch-kernel.sh)
 ok $? "kernels with headers: $(echo $kvers)"
 for kver in $kvers; do
 	log=$work/install-$kver.log
-	timeout 900 dkms install "bpfilter/$ver" -k "$kver" > "$log" 2>&1
+	timeout 900 dkms autoinstall -k "$kver" > "$log" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] || tail -n 30 "$log" | sed 's/^/# /'
-	ok "$rc" "dkms install bpfilter/$ver -k $kver"
+	ok "$rc" "dkms autoinstall -k $kver (the kernel hook) builds bpfilter/$ver"
 	ko=$(ls "/lib/modules/$kver/updates/dkms/bpfilter.ko"* 2>/dev/null | head -n 1)
 	kko=$(ls "/lib/modules/$kver/updates/dkms/bpfilter_kfunc.ko"* 2>/dev/null | head -n 1)
 	installed="$installed $ko $kko"
@@ -92,12 +97,13 @@ for kver in $kvers; do
 	esac
 done
 
-dkms remove "bpfilter/$ver" --all > "$work/remove.log" 2>&1
-ok $? "dkms remove bpfilter/$ver --all"
+dpkg --purge "$pkg" > "$work/purge.log" 2>&1
+ok $? "dpkg --purge $pkg"
+ours=
 left=
-for ko in $installed; do
+for ko in $installed /usr/src/bpfilter-$ver /var/lib/dkms/bpfilter /usr/share/doc/$pkg; do
 	[ -e "$ko" ] && left="$left $ko"
 done
-[ -z "$left" ] && [ -z "$(dkms status "bpfilter/$ver" 2>/dev/null)" ]
+[ -z "$left" ] && [ -z "$(dkms status bpfilter 2>/dev/null)" ] && ! dpkg -s "$pkg" > /dev/null 2>&1
 ok $? "nothing left behind${left:+:$left}"
 finish
