@@ -62,18 +62,21 @@ for tool in make gcc clang qemu-system-x86_64 iptables-legacy sysctl ping file; 
 		echo "fresh-machine: note: $tool is already in the minbase system"
 done
 
-chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
-	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/bash -c 'cd /root/bpfilter && bash scripts/run.sh demo' 2>&1 |
-	tee "$root.demo.log"
-demo_rc=${PIPESTATUS[0]}
-echo "fresh-machine: demo exited $demo_rc"
+# readme_command demo|check: the README's command in the chroot, as a new
+# user with a clean environment; its log is $root.NAME.log, its exit code $rc.
+readme_command()
+{
+	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		/bin/bash -c "cd /root/bpfilter && bash scripts/run.sh $1" 2>&1 |
+		tee "$root.$1.log"
+	rc=${PIPESTATUS[0]}
+	echo "fresh-machine: $1 exited $rc"
+}
 
-chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
-	PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	/bin/bash -c 'cd /root/bpfilter && bash scripts/run.sh check' 2>&1 |
-	tee "$root.check.log"
-check_rc=${PIPESTATUS[0]}
-echo "fresh-machine: check exited $check_rc"
+readme_command demo
+demo_rc=$rc
+readme_command check
+check_rc=$rc
 tail -n 1 "$root.check.log"
 [ "$demo_rc" = 0 ] && [ "$check_rc" = 0 ]
