@@ -87,6 +87,7 @@ struct bpf_global {
 /* One namespace's attached objects (struct netns.backend_priv). */
 struct bpf_ns {
 	int progs_fd;				/* prog array, slot = hook */
+	int runs_fd;				/* runs map of every program (codegen.h) */
 	int disp_fd[NF_INET_NUMHOOKS];		/* dispatcher programs */
 	int link_fd[NF_INET_NUMHOOKS];		/* their netfilter links */
 	int prog_fd[NF_INET_NUMHOOKS];		/* ruleset programs now in the slots */
@@ -154,6 +155,7 @@ static struct bpf_ns *bns_new(struct bpf_global *g)
 	if (!b)
 		return NULL;
 	b->progs_fd = -1;
+	b->runs_fd = -1;
 	b->counters_fd = -1;
 	b->netns_fd = -1;
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -179,6 +181,7 @@ static void bns_free(struct bpf_global *g, struct bpf_ns *b)
 		close_fd(&b->cont_fd[h]);
 	}
 	close_fd(&b->progs_fd);
+	close_fd(&b->runs_fd);
 	close_fd(&b->counters_fd);
 	close_fd(&b->netns_fd);
 	free(b);
@@ -259,12 +262,12 @@ static bool fault_injected(void)
  * program's fd or -errno.
  */
 static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struct table *t,
-			  unsigned int hook, int counters_fd, int progs_fd, int state_fd,
-			  int *cont_fd, struct cg_hook_load *total)
+			  unsigned int hook, int counters_fd, int progs_fd, int runs_fd,
+			  int state_fd, int *cont_fd, struct cg_hook_load *total)
 {
 	struct cg_hook_load l = {
 		.bi = &g->bi, .counters_fd = counters_fd, .progs_fd = progs_fd,
-		.state_fd = state_fd,
+		.runs_fd = runs_fd, .state_fd = state_fd,
 		.fold_min = CG_FOLD_MIN, .seg_insns = CG_SEG_INSNS,
 		.inject_fault = fault_injected(),
 	};
@@ -489,6 +492,14 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 			goto fail;
 		}
 	}
+	if (b->runs_fd < 0) {
+		b->runs_fd = codegen_runs_create();
+		if (b->runs_fd < 0) {
+			err = b->runs_fd;
+			bf_err(ctx, "bpf: netns %u: runs map: %d", ns->ino, err);
+			goto fail;
+		}
+	}
 	if (counters_fd < 0)
 		counters_fd = codegen_counters_create(new_table->num_entries);
 	if (counters_fd < 0) {
@@ -512,8 +523,8 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 
 		if (!(new_table->valid_hooks & (1u << h)))
 			continue;
-		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, state_fd,
-				     &new_cont[h], &total);
+		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, b->runs_fd,
+				     state_fd, &new_cont[h], &total);
 		if (err < 0)
 			goto fail;
 		new_prog[h] = err;
@@ -680,6 +691,8 @@ static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 
 	if (ctx->bpffs_fd < 0)
 		return;
+	/* Again each time: a restart that found none of this layout made a new one. */
+	pin_one(ctx, ns, b->runs_fd, "runs");
 	if (!b->pinned) {
 		pin_one(ctx, ns, b->progs_fd, "slots");
 		for (i = 0; i < NHOOKS; i++)
@@ -712,6 +725,8 @@ static void unpin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *
 	if (ctx->bpffs_fd < 0 || !b->pinned)
 		return;
 	pin_path(ctx, ns->ino, "slots", path, sizeof(path));
+	unlink(path);
+	pin_path(ctx, ns->ino, "runs", path, sizeof(path));
 	unlink(path);
 	for (i = 0; i < NHOOKS; i++) {
 		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
@@ -791,6 +806,14 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	b->progs_fd = fd;
 	b->pinned = true;
 	b->attached = true;
+	/*
+	 * The pinned programs' runs map: its level-0 busy flags keep them and
+	 * ours from plain-adding into one counters element (codegen.h).
+	 */
+	pin_path(ctx, ns->ino, "runs", path, sizeof(path));
+	b->runs_fd = bpf_obj_get(path);
+	if (b->runs_fd >= 0 && !codegen_runs_fit(b->runs_fd))
+		close_fd(&b->runs_fd);
 	for (i = 0; i < NHOOKS; i++) {
 		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
 		b->link_fd[filter_hooks[i]] = bpf_obj_get(path);
@@ -801,8 +824,11 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(t));
 	pin_path(ctx, ns->ino, name, path, sizeof(path));
 	cnt = bpf_obj_get(path);
-	/* One of another layout (a helper of another version pinned it) is not counted into. */
-	if (cnt >= 0 && !codegen_counters_fit(cnt, t->num_entries))
+	/*
+	 * One of another layout (a helper of another version pinned it) is not
+	 * counted into, nor one whose runs map is gone: level 0 would not exclude.
+	 */
+	if (cnt >= 0 && (!codegen_counters_fit(cnt, t->num_entries) || b->runs_fd < 0))
 		close_fd(&cnt);
 	if (cnt >= 0)
 		snprintf(b->cnt_pin, sizeof(b->cnt_pin), "%s", name);

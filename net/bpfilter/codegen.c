@@ -70,9 +70,11 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->fold_min = CG_FOLD_MIN;
 	cg->fail_label = CG_NO_LABEL;
 	cg->underflow_label = CG_NO_LABEL;
+	cg->count_exit[0] = cg->count_exit[1] = CG_NO_LABEL;
 	cg->next_rule = UINT32_MAX;
 	cg->cont_fd = -1;
 	cg->state_fd = -1;
+	cg->runs_fd = -1;
 }
 
 void codegen_free(struct codegen *cg)
@@ -206,10 +208,10 @@ void cg_ja_fail(struct codegen *cg)
 	cg_ja(cg, cg->fail_label);
 }
 
-/* Give back the counters element taken by the prologue (every exit after it). */
+/* Give back the runs element taken by the prologue (every exit after it). */
 static void gen_release_level(struct codegen *cg)
 {
-	cg_emit(cg, CG_ST(BPF_DW, CG_REG_CNT, CG_CNT_BUSY, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_RUN_BUSY - CG_RUN_SCRATCH, 0));
 }
 
 void cg_exit_verdict(struct codegen *cg, int verdict)
@@ -867,7 +869,7 @@ static void gen_prologue(struct codegen *cg)
 		{ IPPROTO_AH, &ahh, CG_NEED_AH },			/* ah_mt() */
 	};
 	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
-	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, short_iph, iph_ok, cut;
+	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, shared, short_iph, iph_ok, cut;
 	bool own[sizeof(l4) / sizeof(l4[0])], use[sizeof(l4) / sizeof(l4[0])];
 	unsigned int i, j;
 
@@ -882,15 +884,18 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_1, CG_STK_CTX));
 
 	/*
-	 * Take this CPU's first free counters element (codegen.h): key
-	 * cpu * CG_LEVELS + level, owned once an exchange of CG_CNT_BUSY
+	 * Take this CPU's first free runs element (codegen.h): key
+	 * cpu * CG_LEVELS + level, owned once an exchange of CG_RUN_BUSY
 	 * with 1 returns 0. An exchange, not a test and a store: a task can
 	 * be preempted between those (preempt=full) and another run take the
 	 * same element meanwhile. Owned, the element is this run's alone
-	 * until its exit stores 0: its scratch area and counters need no
-	 * atomics.
+	 * until its exit stores 0: its scratch area needs no atomics, and
+	 * at level 0 neither do this CPU's counters.
 	 */
 	cg_call_helper(cg, BPF_FUNC_get_smp_processor_id);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, BPF_REG_0));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, 1));
+	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, CG_STK_CNTKEY));
 	cg_emit(cg, CG_ALU64_IMM(BPF_MUL, BPF_REG_0, CG_LEVELS));
 	cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_0, CG_STK_KEY));
 	/* r8, the level tried, is free until the transport header is read. */
@@ -898,14 +903,14 @@ static void gen_prologue(struct codegen *cg)
 	take = cg_new_label(cg);
 	next = cg_new_label(cg);
 	cg_place(cg, next);
-	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
+	ld_map(cg, BPF_REG_1, CG_FIX_MAP_RUNS);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_KEY));
 	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
 	/* Every possible CPU has its elements; without one nothing is counted: fail closed. */
 	cg_drop_if(cg, BPF_REG_0, false);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
-	cg_emit(cg, CG_ATOMIC_XCHG64(BPF_REG_0, BPF_REG_1, CG_CNT_BUSY));
+	cg_emit(cg, CG_ATOMIC_XCHG64(BPF_REG_0, BPF_REG_1, CG_RUN_BUSY));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), take);
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_8, 1));
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, CG_STK_KEY));
@@ -915,10 +920,21 @@ static void gen_prologue(struct codegen *cg)
 	/* Nested CG_LEVELS deep on this CPU: fail closed. */
 	cg_exit_verdict(cg, CG_NF_DROP);
 	cg_place(cg, take);
-	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
+	cg_emit(cg, CG_MOV64_REG(CG_REG_PKT, BPF_REG_0));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, CG_REG_PKT, CG_RUN_SCRATCH));
 	cg->level_held = true;
-	cg_emit(cg, CG_MOV64_REG(CG_REG_PKT, CG_REG_CNT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, CG_REG_PKT, CG_CNT_SCRATCH));
+	/* Nested (level > 0): the shared counters element, with atomic adds (gen_count_at()). */
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_8, CG_OFF_SHARED));
+	shared = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_8, 0, 0), shared);
+	cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, CG_STK_CNTKEY, CG_CNT_SHARED));
+	cg_place(cg, shared);
+	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_CNTKEY));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	cg_drop_if(cg, BPF_REG_0, false);
+	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
 
 	/*
 	 * skb->len is what ip_tables counts; skb->data (the IPv4 header at
@@ -1082,10 +1098,16 @@ static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
 
 /*
  * +1 packet, +skb->len bytes to the counters at @base + @off (ADD_COUNTER
- * in ipt_do_table()). Plain adds: the element is this run's alone (prologue).
+ * in ipt_do_table()): plain adds in this CPU's element, which a level-0
+ * run alone touches, atomic ones in the shared element of nested runs
+ * (codegen.h).
  */
 static void gen_count_at(struct codegen *cg, int base, int16_t off)
 {
+	uint32_t atomic = cg_new_label(cg), done = cg_new_label(cg);
+
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_2, CG_REG_PKT, CG_OFF_SHARED));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_2, 0, 0), atomic);
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, base, off));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
 	cg_emit(cg, CG_STX(BPF_DW, base, BPF_REG_2, off));
@@ -1093,12 +1115,19 @@ static void gen_count_at(struct codegen *cg, int base, int16_t off)
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_SKBLEN));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_2, BPF_REG_3));
 	cg_emit(cg, CG_STX(BPF_DW, base, BPF_REG_2, off + 8));
+	cg_ja(cg, done);
+	cg_place(cg, atomic);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 1));
+	cg_emit(cg, CG_ATOMIC_ADD64(base, BPF_REG_2, off));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_ATOMIC_ADD64(base, BPF_REG_3, off + 8));
+	cg_place(cg, done);
 }
 
-/* Count a match of rule @index: its slot in the held counters element (codegen.h). */
+/* Count a match of rule @index: its slot in the counters element of this run (codegen.h). */
 static void gen_counter(struct codegen *cg, uint32_t index)
 {
-	uint32_t off = CG_CNT_RULES + index * 16;
+	uint32_t off = index * 16;
 
 	if (off + 8 <= SHRT_MAX) {
 		gen_count_at(cg, CG_REG_CNT, (int16_t)off);
@@ -1124,7 +1153,7 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_3, 4));
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_3));
-	gen_count_at(cg, BPF_REG_1, CG_CNT_RULES);
+	gen_count_at(cg, BPF_REG_1, 0);
 }
 
 int codegen_rule_state_create(const struct table *t)
@@ -1178,6 +1207,34 @@ int cg_rule_state(struct codegen *cg, uint32_t rule, uint32_t k)
 	return cg->err;
 }
 
+int codegen_runs_create(void)
+{
+	int ncpus = libbpf_num_possible_cpus(), fd;
+
+	if (ncpus <= 0)
+		return ncpus ? ncpus : -EINVAL;
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_run", sizeof(uint32_t), CG_RUN_SIZE,
+			    ncpus * CG_LEVELS, NULL);
+	return fd < 0 ? -errno : fd;
+}
+
+bool codegen_runs_fit(int fd)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	return ncpus > 0 && !bpf_map_get_info_by_fd(fd, &info, &len) &&
+	       info.type == BPF_MAP_TYPE_ARRAY && info.value_size == CG_RUN_SIZE &&
+	       info.max_entries == (uint32_t)ncpus * CG_LEVELS;
+}
+
+/* Value size of a counters element: whole cache lines (codegen.h). */
+static uint32_t counters_value_size(uint32_t num_entries)
+{
+	return (num_entries * (uint32_t)sizeof(struct xt_counters) + 63) & ~63u;
+}
+
 int codegen_counters_create(uint32_t num_entries)
 {
 	int ncpus = libbpf_num_possible_cpus(), fd;
@@ -1187,8 +1244,7 @@ int codegen_counters_create(uint32_t num_entries)
 	if (!num_entries || num_entries > CG_CNT_MAX_ENTRIES)
 		return -E2BIG;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_cnt", sizeof(uint32_t),
-			    CG_CNT_RULES + num_entries * sizeof(struct xt_counters),
-			    ncpus * CG_LEVELS, NULL);
+			    counters_value_size(num_entries), ncpus + 1, NULL);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -1200,8 +1256,13 @@ bool codegen_counters_fit(int fd, uint32_t num_entries)
 
 	return ncpus > 0 && !bpf_map_get_info_by_fd(fd, &info, &len) &&
 	       info.type == BPF_MAP_TYPE_ARRAY &&
-	       info.value_size == CG_CNT_RULES + num_entries * sizeof(struct xt_counters) &&
-	       info.max_entries == (uint32_t)ncpus * CG_LEVELS;
+	       info.value_size == counters_value_size(num_entries) &&
+	       info.max_entries == (uint32_t)ncpus + 1;
+}
+
+uint64_t codegen_counters_bytes(uint32_t num_entries, unsigned int ncpus)
+{
+	return (uint64_t)(ncpus + 1) * counters_value_size(num_entries);
 }
 
 int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
@@ -1209,22 +1270,19 @@ int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info), key, i;
-	const struct xt_counters *v;
-	unsigned char *val;
+	struct xt_counters *v;
 
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	if (info.value_size < CG_CNT_RULES + n * sizeof(*v) ||
-	    info.max_entries != (uint32_t)ncpus * CG_LEVELS)
+	if (info.value_size < n * sizeof(*v) || info.max_entries != (uint32_t)ncpus + 1)
 		return -EINVAL;
-	val = malloc(info.value_size);
-	if (!val)
+	v = malloc(info.value_size);
+	if (!v)
 		return -ENOMEM;
-	v = (const struct xt_counters *)(val + CG_CNT_RULES);
-	for (key = 0; key < info.max_entries && !err; key++) {
-		if (bpf_map_lookup_elem(fd, &key, val)) {
+	for (key = 0; key < info.max_entries; key++) {
+		if (bpf_map_lookup_elem(fd, &key, v)) {
 			err = -errno;
 			break;
 		}
@@ -1233,7 +1291,7 @@ int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 			out[i].bcnt += v[i].bcnt;
 		}
 	}
-	free(val);
+	free(v);
 	return err;
 }
 
@@ -1342,6 +1400,47 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 	return -EOPNOTSUPP;
 }
 
+/*
+ * A matched rule whose target is ACCEPT or DROP: its index to the scratch
+ * area and a jump to the program's one count-and-exit block of that
+ * verdict (gen_count_exits()), two instructions instead of the counting
+ * code in each rule. The block reads the index as an unknown bounded
+ * scalar, so the verifier prunes every later arrival there.
+ */
+static bool gen_count_exit(struct codegen *cg, const struct rule *r, uint32_t i)
+{
+	int v;
+
+	if (r->target.kind != TARGET_VERDICT)
+		return false;
+	if (r->target.verdict == -NF_DROP - 1)
+		v = CG_NF_DROP;
+	else if (r->target.verdict == -NF_ACCEPT - 1)
+		v = CG_NF_ACCEPT;
+	else
+		return false;
+	if (cg->count_exit[v] == CG_NO_LABEL)
+		cg->count_exit[v] = cg_new_label(cg);
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_RULE, (int32_t)i));
+	cg_ja(cg, cg->count_exit[v]);
+	return true;
+}
+
+/* The count-and-exit blocks gen_count_exit() jumped to. */
+static void gen_count_exits(struct codegen *cg)
+{
+	int v;
+
+	for (v = CG_NF_DROP; v <= CG_NF_ACCEPT; v++) {
+		if (cg->count_exit[v] == CG_NO_LABEL)
+			continue;
+		cg_place(cg, cg->count_exit[v]);
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_RULE));
+		cg_counter_reg(cg, BPF_REG_1);
+		cg_exit_verdict(cg, v);
+	}
+}
+
 /* One entry: ip header checks, matches, counter, target. */
 static int gen_rule(struct codegen *cg, struct cg_walk *w, uint32_t i, bool *stop)
 {
@@ -1388,10 +1487,14 @@ static int gen_rule(struct codegen *cg, struct cg_walk *w, uint32_t i, bool *sto
 		cg_ja(cg, next);
 		cg_place(cg, body);
 	}
-	gen_counter(cg, i);
-	err = gen_target(cg, w, r, i, &terminal);
-	if (err)
-		goto out;
+	if (gen_count_exit(cg, r, i)) {
+		terminal = true;
+	} else {
+		gen_counter(cg, i);
+		err = gen_target(cg, w, r, i, &terminal);
+		if (err)
+			goto out;
+	}
 	cg_place(cg, next);
 	*stop = terminal && !conditional;
 out:
@@ -1560,6 +1663,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 		goto out;
 	/* Defensive: nothing may fall off the end of the program. */
 	cg_exit_verdict(cg, CG_NF_DROP);
+	gen_count_exits(cg);
 	err = cg->err;
 out:
 	free(w.frames);
@@ -1615,11 +1719,13 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 				return -EBADF;
 			break;
 		case CG_FIX_MAP_COUNTERS:
+		case CG_FIX_MAP_RUNS:
 		case CG_FIX_MAP_PROGS:
 		case CG_FIX_MAP_CONT:
 		case CG_FIX_MAP_STATE:
 			insn->src_reg = BPF_PSEUDO_MAP_FD;
 			insn->imm = f->kind == CG_FIX_MAP_COUNTERS ? counters_fd :
+				    f->kind == CG_FIX_MAP_RUNS ? cg->runs_fd :
 				    f->kind == CG_FIX_MAP_PROGS ? progs_fd :
 				    f->kind == CG_FIX_MAP_CONT ? cg->cont_fd : cg->state_fd;
 			if (insn->imm < 0)
@@ -1693,6 +1799,7 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 		cg.slow_reads = l->slow_reads;
 		cg.cont_fd = l->cont_fd;
 		cg.state_fd = l->state_fd;
+		cg.runs_fd = l->runs_fd;
 		l->err_stage = "generation";
 		err = codegen_hook(&cg, t, hook);
 		l->nsegs++;

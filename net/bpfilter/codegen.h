@@ -14,7 +14,7 @@
  * Register convention of generated code, relied on by every match
  * generator:
  *   r6  scratch area of this run (CG_OFF_*): the packet context
- *   r7  the counters map element this run holds (CG_CNT_*)
+ *   r7  the counters map element this run counts into (codegen_counters_create())
  *   r8  how much of the transport header of the packet's protocol was
  *       copied to CG_OFF_L4 (CG_L4_*): all of it (tcp 20, udp and icmp 8,
  *       esp 8, ah 12, udplite/sctp/dccp 4 bytes), only the 4 bytes of the
@@ -70,7 +70,9 @@ struct match;
 #define CG_OFF_CTTUPLE	232	/* 2 x 40 bytes: tuplehash[dir].tuple, ORIGINAL then REPLY */
 #define CG_OFF_KARG	312	/* a match's own bytes: kfunc arguments, kernel memory it reads */
 #define CG_KARG_SIZE	232
-#define CG_SCRATCH_SIZE	544
+#define CG_OFF_SHARED	544	/* u32: non-zero when r7 is the shared element: atomic adds */
+#define CG_OFF_RULE	548	/* u32: index of the rule a count-and-exit block counts */
+#define CG_SCRATCH_SIZE	552
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
@@ -79,6 +81,7 @@ struct match;
 #define CG_STK_DATA	(-40)	/* skb->data: the IPv4 header at these hooks */
 #define CG_STK_HEADLEN	(-48)	/* u64: skb_headlen(), the bytes at skb->data */
 #define CG_STK_CT	(-56)	/* struct nf_conn * of the packet (CG_NEED_CT_ENTRY) */
+#define CG_STK_CNTKEY	(-64)	/* u32: key of the counters element this run counts into */
 
 #define CG_REG_PKT	BPF_REG_6
 #define CG_REG_CNT	BPF_REG_7
@@ -122,34 +125,54 @@ struct match;
 #define CG_NEED_ANY_L4	(CG_NEED_L4 | CG_NEED_PORTS | CG_NEED_ESP | CG_NEED_AH)
 
 /*
- * Rule counters: a BPF_MAP_TYPE_ARRAY with CG_LEVELS elements per possible
- * CPU (key: cpu * CG_LEVELS + level). A run takes (atomic exchange of the
- * busy flag) the first element of its CPU that is free: a softirq can run
- * a hook while a task is inside one on the same CPU, and such a nested run
- * takes the next element (deeper than CG_LEVELS, it drops: fail closed).
- * An element holds its busy flag, the run's scratch area and a struct
- * xt_counters per entry of the table; no other run touches it while it is
- * held, so rules count with plain adds, not atomics (two locked adds per
- * counted rule were most of a small table's cost),
- * and at a constant offset with no helper call (each inlined lookup would
- * be a patch that moves all the program's branches: verification turned
- * quadratic). The cost: CG_LEVELS copies of the counters per CPU. An
- * element is at most KMALLOC_MAX_SIZE (4 MiB).
+ * Runs and counters. A softirq can run a hook while a task is inside one
+ * on the same CPU (and a task can be preempted there), so runs nest.
+ *
+ * The runs map (BPF_MAP_TYPE_ARRAY, CG_LEVELS elements per possible CPU,
+ * key cpu * CG_LEVELS + level) holds each run's busy flag and scratch
+ * area. A run takes the first element of its CPU that is free (an atomic
+ * exchange of the busy flag); deeper than CG_LEVELS it drops: fail closed.
+ *
+ * The counters map (BPF_MAP_TYPE_ARRAY) holds a struct xt_counters per
+ * entry of the table in each of ncpus + 1 elements: key 1 + cpu for the
+ * runs that hold level 0 of that CPU, which count with plain adds (no
+ * other run touches that element meanwhile: two locked adds per counted
+ * rule were most of a small table's cost), and key 0, shared by every
+ * nested run of every CPU, which count there with atomic adds. So the
+ * counters take (ncpus + 1) / ncpus of ip_tables' per-CPU counters, not
+ * CG_LEVELS times; each element is padded to whole cache lines, as
+ * ip_tables' are to 4 KiB blocks (xt_percpu_counter_alloc()). Counting is
+ * at a constant offset from r7 with no helper call (each inlined lookup
+ * would be a patch that moves all the program's branches: verification
+ * turned quadratic). An element is at most KMALLOC_MAX_SIZE (4 MiB).
+ *
+ * Level 0's busy flag is what keeps two runs from plain-adding into one
+ * element, also across a helper restart (old and new programs run side
+ * by side): the runs map lives as long as the namespace's program array
+ * and is pinned and taken back with it.
  */
 #define CG_LEVELS		4
-#define CG_CNT_BUSY		0	/* u64: non-zero while a run holds the element */
-#define CG_CNT_SCRATCH		8	/* the holder's scratch area */
-#define CG_CNT_RULES		(CG_CNT_SCRATCH + CG_SCRATCH_SIZE)
-#define CG_CNT_MAX_ENTRIES	(((4u << 20) - CG_CNT_RULES) / 16)
+#define CG_RUN_BUSY		0	/* u64: non-zero while a run holds the element */
+#define CG_RUN_SCRATCH		8	/* the holder's scratch area */
+/* Elements padded to whole cache lines: no two CPUs' hot bytes share one. */
+#define CG_RUN_SIZE		((CG_RUN_SCRATCH + CG_SCRATCH_SIZE + 63) & ~63u)
+#define CG_CNT_SHARED		0	/* key of the nested runs' element */
+#define CG_CNT_MAX_ENTRIES	((4u << 20) / 16)
 
 struct xt_counters;
 
+/* A runs map (the layout above): fd or -errno. */
+int codegen_runs_create(void);
+/* Is @fd a runs map of this layout (one a restart takes back)? */
+bool codegen_runs_fit(int fd);
 /* A counters map for @num_entries entries: fd or -errno (-E2BIG past CG_CNT_MAX_ENTRIES). */
 int codegen_counters_create(uint32_t num_entries);
 /* Is @fd a counters map of this layout for @num_entries entries (one a restart takes back)? */
 bool codegen_counters_fit(int fd, uint32_t num_entries);
-/* Add every CPU's counters of entries 0 .. @n - 1 of map @fd to @out: 0 or -errno. */
+/* Add every element's counters of entries 0 .. @n - 1 of map @fd to @out: 0 or -errno. */
 int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out);
+/* Bytes of a counters map for @num_entries entries on @ncpus CPUs (its values). */
+uint64_t codegen_counters_bytes(uint32_t num_entries, unsigned int ncpus);
 
 /* Largest program we generate: the kernel's limit for privileged loads. */
 #define CG_MAX_INSNS	1000000
@@ -162,6 +185,7 @@ enum cg_fixup_kind {
 	CG_FIX_JMP,		/* conditional jump: off = label - (insn + 1), must fit s16 */
 	CG_FIX_JA,		/* unconditional jump: JA if it fits s16, else gotol (JMP32|JA) */
 	CG_FIX_MAP_COUNTERS,	/* ld_imm64: fd of the counters map */
+	CG_FIX_MAP_RUNS,	/* ld_imm64: fd of the runs map */
 	CG_FIX_MAP_PROGS,	/* ld_imm64: fd of the dispatcher's program array */
 	CG_FIX_MAP_SET,		/* ld_imm64: fd of set number .label (struct cg_set) */
 	CG_FIX_MAP_CONT,	/* ld_imm64: fd of the hook's continuation prog array */
@@ -204,7 +228,7 @@ struct cg_set_elem {
 	uint32_t index;		/* rule index */
 };
 
-/* A program uses at most 64 maps: the counters, then at most this many sets. */
+/* A program uses at most 64 maps: runs, counters and the others, then at most this many sets. */
 #define CG_MAX_SETS	56
 
 struct cg_set {
@@ -251,6 +275,7 @@ struct codegen {
 	bool mod_kfuncs;	/* calls bpfilter.ko's kfuncs: load with its BTF fd */
 	bool slow_reads;	/* tests: read headers as if the skb were not linear */
 	bool level_held;	/* past the prologue's take: exits give the element back */
+	uint32_t count_exit[2];	/* per verdict: count rule CG_OFF_RULE, exit (or CG_NO_LABEL) */
 	uint32_t needs;		/* CG_NEED_* of all the table's matches */
 	bool need_indev;	/* some rule tests -i: the prologue copies CG_OFF_INDEV */
 	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
@@ -262,6 +287,7 @@ struct codegen {
 	uint32_t next_rule;	/* out: rule the next segment starts at, or UINT32_MAX */
 	int cont_fd;		/* continuation prog array (CG_FIX_MAP_CONT), or -1 */
 	int state_fd;		/* the table's rule state map (CG_FIX_MAP_STATE), or -1 */
+	int runs_fd;		/* the runs map (CG_FIX_MAP_RUNS) */
 	struct cg_set *sets;	/* maps of folded rule runs */
 	uint32_t nsets, sets_cap;
 };
@@ -307,6 +333,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
 struct cg_hook_load {
 	const struct btf_info *bi;
 	int counters_fd, progs_fd;
+	int runs_fd;		/* codegen_runs_create()'s map */
 	int state_fd;		/* codegen_rule_state_create()'s map, or -1 */
 	uint32_t fold_min;	/* as struct codegen */
 	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
@@ -449,6 +476,7 @@ const char *codegen_hook_name(unsigned int hook);
 #define CG_STX(sz, d, s, o)	CG_INSN(BPF_STX | BPF_MEM | (sz), d, s, o, 0)
 #define CG_ST(sz, d, o, i)	CG_INSN(BPF_ST | BPF_MEM | (sz), d, 0, o, i)
 #define CG_ATOMIC_XCHG64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_XCHG)
+#define CG_ATOMIC_ADD64(d, s, o) CG_INSN(BPF_STX | BPF_ATOMIC | BPF_DW, d, s, o, BPF_ADD)
 #define CG_JMP_IMM(op, d, i, o)	CG_INSN(BPF_JMP | (op) | BPF_K, d, 0, o, i)
 #define CG_JMP_REG(op, d, s, o)	CG_INSN(BPF_JMP | (op) | BPF_X, d, s, o, 0)
 #define CG_JMP32_IMM(op, d, i, o) CG_INSN(BPF_JMP32 | (op) | BPF_K, d, 0, o, i)

@@ -322,7 +322,11 @@ setup_bpfilter() {
 	hp=$(helper_pid)
 	if [ -n "$hp" ]; then
 		rec "$s" "$n" helper_hwm_kb "$(awk '/^VmHWM:/ { print $2 }' "/proc/$hp/status")"
-		if "$bin/bench-prog" -p "$hp" -s "$s" -n "$n" -r "$prog_runs" -t "$prog_ms" \
+		# The table's entries, as ip_tables counts them: rules, policies, two per
+		# user chain (its head and its RETURN) and the final ERROR entry.
+		entries=$(ipt bpfilter iptables-legacy -S 2>>"$work/bpfilter.log" |
+			awk '/^-A/ { a++ } /^-P/ { p++ } /^-N/ { c++ } END { print a + p + 2 * c + 1 }')
+		if "$bin/bench-prog" -p "$hp" -s "$s" -n "$n" -e "$entries" -r "$prog_runs" -t "$prog_ms" \
 				> "$work/prog-$s-$n.txt" 2>>"$work/bpfilter.log"; then
 			rec "$s" "$n" prog_ok yes
 		else
@@ -335,6 +339,10 @@ setup_bpfilter() {
 					   rec "$s" "$n" cost_last_ok "$(bpf_check "$line")" ;;
 			cost:*probe=none*) rec "$s" "$n" cost_none_ns "$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' <<< "$line")"
 					   rec "$s" "$n" cost_none_ok "$(bpf_check "$line")" ;;
+			mem:*) for k in entries ncpus counters iptables_counters ratio maps cpus128_counters \
+					 cpus128_iptables_counters cpus128_ratio cpus128_maps; do
+					rec "$s" "$n" "mem_$k" "$(sed -n "s/.* $k=\([0-9.]*\).*/\1/p" <<< "$line")"
+				done ;;
 			esac
 		done < "$work/prog-$s-$n.txt"
 		awk '/^prog:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -425,6 +433,7 @@ total_s=$(get _ _ total_s)
 
 # ---- report -----------------------------------------------------------------
 fmt() { if [ -z "$1" ]; then echo "-"; else echo "$1"; fi; }
+mib() { awk -v a="$1" 'BEGIN { if (a ~ /^[0-9]+$/) printf "%.3f", a / 1048576; else print "-" }'; }
 ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0)
 		printf "%.2f", a / b; else print "n/a" }'
@@ -471,6 +480,12 @@ targets() {
 		done
 		c=$(get "$s" 10000 bpfilter_append_s)
 		row "bpfilter -A on $s 10000 < 0.5 s" "$(fmt "$c") s" "$(cmp_row "$c" 0.5 le)"
+		for n in 1000 10000 100000; do
+			c=$(get "$s" "$n" mem_ratio); c1=$(get "$s" "$n" mem_cpus128_ratio)
+			row "counter memory <= 1.5x ip_tables (issue 15), $s $n, here / 128 CPUs" \
+			    "$(fmt "$c") / $(fmt "$c1")" \
+			    "$(cmp_row "$c" 1.5 le) / $(cmp_row "$c1" 1.5 le)"
+		done
 	done
 }
 
@@ -547,6 +562,24 @@ report() {
 		done
 	done
 	echo
+	echo "### Counter and map memory"
+	echo
+	echo "bpfilter's counters map against ip_tables' per-CPU counters (16 bytes per entry"
+	echo "per possible CPU), on this machine and computed for 128 CPUs; maps: what the"
+	echo "kernel charges for all the helper's maps of the namespace (memlock), MiB."
+	echo
+	echo "| shape | rules | entries | CPUs | bpfilter counters (MiB) | ip_tables counters (MiB) | ratio | maps (MiB) | 128 CPUs: bpfilter counters | ip_tables counters | ratio | maps |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	for s in $shapes; do
+		for n in $sizes; do
+			echo "| $s | $n | $(fmt "$(get "$s" "$n" mem_entries)") | $(fmt "$(get "$s" "$n" mem_ncpus)") |" \
+			     "$(mib "$(get "$s" "$n" mem_counters)") | $(mib "$(get "$s" "$n" mem_iptables_counters)") |" \
+			     "$(fmt "$(get "$s" "$n" mem_ratio)") | $(mib "$(get "$s" "$n" mem_maps)") |" \
+			     "$(mib "$(get "$s" "$n" mem_cpus128_counters)") | $(mib "$(get "$s" "$n" mem_cpus128_iptables_counters)") |" \
+			     "$(fmt "$(get "$s" "$n" mem_cpus128_ratio)") | $(mib "$(get "$s" "$n" mem_cpus128_maps)") |"
+		done
+	done
+	echo
 	echo "### Issue 5 targets, judged on this run's figures"
 	echo
 	echo "| target | figure | met |"
@@ -568,6 +601,14 @@ bench_lines() {
 			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
 			echo "bench: shape=$s rules=$n bpfilter_pps=$(fmt "$bp") iptables_pps=$(fmt "$ip")" \
 			     "nft_pps=$(fmt "$(get "$s" "$n" nft_pps)") ratio=$(ratio "$bp" "$ip")"
+		done
+	done
+	for s in $shapes; do
+		for n in $sizes; do
+			echo "bench-mem: shape=$s rules=$n counters_bytes=$(fmt "$(get "$s" "$n" mem_counters)")" \
+			     "iptables_counters_bytes=$(fmt "$(get "$s" "$n" mem_iptables_counters)")" \
+			     "ratio=$(fmt "$(get "$s" "$n" mem_ratio)") maps_bytes=$(fmt "$(get "$s" "$n" mem_maps)")" \
+			     "cpus128_ratio=$(fmt "$(get "$s" "$n" mem_cpus128_ratio)")"
 		done
 	done
 }

@@ -3,7 +3,7 @@
  * bench-prog: sizes and per-packet cost of the BPF programs a bpfilter
  * helper generated.
  *
- *   bench-prog -p HELPER_PID -s SHAPE -n N [-r RUNS] [-t MS]
+ *   bench-prog -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]
  *
  * The programs are found through the helper's own file descriptors
  * (/proc/PID/fdinfo: prog_id / map_id), so the figures are those of the
@@ -64,6 +64,10 @@ struct bench {
 	char run_name[BPF_OBJ_NAME_LEN];
 	int counters_fd;	/* "bpf_flt_cnt", or -1 */
 	int ncpus;
+	uint64_t maps_bytes;	/* memlock of every map held or used, as the kernel charges it */
+	uint64_t cnt_bytes;	/* values of the counters map */
+	uint64_t runs_bytes;	/* values of the runs map */
+	uint32_t entries;	/* table entries the counters map counts */
 };
 
 static void add_id(uint32_t *ids, uint32_t *n, uint32_t id)
@@ -159,6 +163,46 @@ static int list_progs(struct bench *b)
 	return b->run_fd >= 0 ? 0 : -ENOENT;
 }
 
+/* Add the maps the programs hold (folded runs' sets, rule state) to those of the fds. */
+static void add_prog_maps(struct bench *b)
+{
+	uint32_t i, k, nprogs = b->nprogs;
+
+	for (i = 0; i < nprogs; i++) {
+		uint32_t ids[64];
+		struct bpf_prog_info info = {
+			.nr_map_ids = 64, .map_ids = (uintptr_t)ids,
+		};
+		__u32 len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(b->prog_ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_prog_get_info_by_fd(fd, &info, &len))
+			for (k = 0; k < info.nr_map_ids && k < 64; k++)
+				add_id(b->map_ids, &b->nmaps, ids[k]);
+		close(fd);
+	}
+}
+
+/* The memlock: figure of fd @fd's /proc/self/fdinfo (what the kernel charges for a map). */
+static uint64_t memlock_of(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	return v;
+}
+
 static void list_maps(struct bench *b)
 {
 	uint32_t i;
@@ -166,6 +210,7 @@ static void list_maps(struct bench *b)
 	for (i = 0; i < b->nmaps; i++) {
 		struct bpf_map_info info = {};
 		__u32 len = sizeof(info);
+		uint64_t memlock;
 		int fd;
 
 		fd = bpf_map_get_fd_by_id(b->map_ids[i]);
@@ -175,16 +220,46 @@ static void list_maps(struct bench *b)
 			close(fd);
 			continue;
 		}
-		printf("map: id=%u name=%s type=%u key=%u value=%u max_entries=%u\n", info.id,
-		       info.name, info.type, info.key_size, info.value_size, info.max_entries);
-		/* codegen.h: one element per CPU, a header then 16 bytes per entry. */
+		memlock = memlock_of(fd);
+		b->maps_bytes += memlock;
+		printf("map: id=%u name=%s type=%u key=%u value=%u max_entries=%u memlock=%llu\n",
+		       info.id, info.name, info.type, info.key_size, info.value_size,
+		       info.max_entries, (unsigned long long)memlock);
+		if (!strcmp(info.name, "bpf_flt_run"))
+			b->runs_bytes += (uint64_t)info.value_size * info.max_entries;
+		/* codegen.h: ncpus + 1 elements of 16 bytes per entry. */
 		if (!strcmp(info.name, "bpf_flt_cnt") && info.type == BPF_MAP_TYPE_ARRAY &&
-		    info.value_size > CG_CNT_RULES && b->counters_fd < 0) {
+		    info.value_size >= 16 && b->counters_fd < 0) {
 			b->counters_fd = fd;
+			b->cnt_bytes = (uint64_t)info.value_size * info.max_entries;
 		} else {
 			close(fd);
 		}
 	}
+}
+
+/*
+ * Counter and map memory, here and computed for 128 CPUs, against
+ * ip_tables' per-CPU counters: xt_percpu_counter_alloc() hands out one
+ * struct xt_counters (16 bytes) per entry from 4 KiB per-CPU blocks.
+ */
+static void print_memory(const struct bench *b)
+{
+	uint64_t blocks = (16ull * b->entries + 4095) / 4096;
+	uint64_t ipt = blocks * 4096 * b->ncpus, ipt128 = blocks * 4096 * 128;
+	uint64_t cnt128 = codegen_counters_bytes(b->entries, 128);
+	uint64_t runs128 = 128ull * CG_LEVELS * CG_RUN_SIZE;
+	uint64_t maps128 = b->maps_bytes - b->cnt_bytes - b->runs_bytes + cnt128 + runs128;
+
+	if (b->counters_fd < 0 || !b->entries)
+		return;
+	printf("mem: shape=%s rules=%u entries=%u ncpus=%d counters=%llu iptables_counters=%llu "
+	       "ratio=%.3f maps=%llu cpus128_counters=%llu cpus128_iptables_counters=%llu "
+	       "cpus128_ratio=%.3f cpus128_maps=%llu\n", shape_name(b->shape), b->rules,
+	       b->entries, b->ncpus, (unsigned long long)b->cnt_bytes, (unsigned long long)ipt,
+	       (double)b->cnt_bytes / ipt, (unsigned long long)b->maps_bytes,
+	       (unsigned long long)cnt128, (unsigned long long)ipt128, (double)cnt128 / ipt128,
+	       (unsigned long long)maps128);
 }
 
 /* Packets counted on @entry, summed over CPUs: 0 or -errno. */
@@ -279,7 +354,7 @@ int main(int argc, char **argv)
 	struct bench b = { .runs = 5, .target_ms = 50, .run_fd = -1, .counters_fd = -1 };
 	int opt, err, bad = 0;
 
-	while ((opt = getopt(argc, argv, "p:s:n:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:s:n:e:r:t:")) != -1) {
 		switch (opt) {
 		case 'p':
 			b.pid = atoi(optarg);
@@ -290,6 +365,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			b.rules = strtoul(optarg, NULL, 10);
+			break;
+		case 'e':
+			b.entries = strtoul(optarg, NULL, 10);
 			break;
 		case 'r':
 			b.runs = atoi(optarg);
@@ -312,7 +390,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench-prog: /proc/%d/fdinfo: %s\n", b.pid, strerror(-err));
 		return 1;
 	}
+	add_prog_maps(&b);
 	list_maps(&b);
+	print_memory(&b);
 	err = list_progs(&b);
 	if (err) {
 		fprintf(stderr, "bench-prog: helper %d holds no INPUT program\n", b.pid);
@@ -334,6 +414,6 @@ out:
 		close(b.counters_fd);
 	return err < 0 || bad ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: bench-prog -p HELPER_PID -s SHAPE -n N [-r RUNS] [-t MS]\n");
+	fprintf(stderr, "usage: bench-prog -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]\n");
 	return 2;
 }

@@ -14,9 +14,11 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_comment.h>
@@ -268,6 +270,7 @@ FIXTURE(cg) {
 	struct table *t;
 	int prog_fd;
 	int cnt_fd;
+	int runs_fd;		/* the runs map of every program loaded */
 	int cont_fd;		/* continuation array of a segmented build */
 	unsigned int hook;
 	unsigned int insns;	/* in all segments */
@@ -288,6 +291,8 @@ FIXTURE_SETUP(cg)
 	self->cnt_fd = -1;
 	self->cont_fd = -1;
 	self->fold_min = CG_FOLD_MIN;
+	self->runs_fd = codegen_runs_create();
+	ASSERT_LE(0, self->runs_fd);
 }
 
 FIXTURE_TEARDOWN(cg)
@@ -298,6 +303,8 @@ FIXTURE_TEARDOWN(cg)
 		close(self->cnt_fd);
 	if (self->cont_fd >= 0)
 		close(self->cont_fd);
+	if (self->runs_fd >= 0)
+		close(self->runs_fd);
 	table_free(self->t);
 	free(self->tb);
 	context_fini(&self->ctx);
@@ -313,7 +320,8 @@ static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold
 {
 	static char log[1 << 22];
 	struct cg_hook_load l = {
-		.bi = &self->bi, .progs_fd = -1, .fold_min = fold_min, .seg_insns = seg_insns,
+		.bi = &self->bi, .progs_fd = -1, .runs_fd = self->runs_fd,
+		.fold_min = fold_min, .seg_insns = seg_insns,
 		.slow_reads = self->slow_reads, .log = log, .log_size = sizeof(log),
 	};
 	int err;
@@ -443,9 +451,9 @@ TEST_F(cg, policy_accept_counts)
 }
 
 /*
- * Set the busy flag of the first @levels counters elements of every CPU,
- * as runs interrupted on that CPU would have; clear the others. Returns
- * how many elements now show busy, or -errno.
+ * Set the busy flag of the first @levels runs elements of every CPU, as
+ * runs interrupted on that CPU would have; clear the others. Returns how
+ * many elements now show busy, or -errno.
  */
 static int set_busy(FIXTURE_DATA(cg) *self, unsigned int levels)
 {
@@ -454,33 +462,53 @@ static int set_busy(FIXTURE_DATA(cg) *self, unsigned int levels)
 	uint32_t len = sizeof(info), key;
 	uint64_t *val;
 
-	if (ncpus <= 0 || bpf_map_get_info_by_fd(self->cnt_fd, &info, &len))
+	if (ncpus <= 0 || bpf_map_get_info_by_fd(self->runs_fd, &info, &len))
 		return -EINVAL;
 	val = malloc(info.value_size);
 	if (!val)
 		return -ENOMEM;
 	for (key = 0; key < info.max_entries && !err; key++) {
-		if (bpf_map_lookup_elem(self->cnt_fd, &key, val)) {
+		if (bpf_map_lookup_elem(self->runs_fd, &key, val)) {
 			err = -errno;
 			break;
 		}
-		val[CG_CNT_BUSY / 8] = key % CG_LEVELS < levels;
+		val[CG_RUN_BUSY / 8] = key % CG_LEVELS < levels;
 		busy += key % CG_LEVELS < levels;
-		if (bpf_map_update_elem(self->cnt_fd, &key, val, BPF_EXIST))
+		if (bpf_map_update_elem(self->runs_fd, &key, val, BPF_EXIST))
 			err = -errno;
 	}
 	free(val);
 	return err ? err : busy;
 }
 
+/* Entry @i's counters in counters element @key alone (0: the nested runs' shared one). */
+static struct xt_counters cnt_elem(FIXTURE_DATA(cg) *self, uint32_t key, uint32_t i)
+{
+	struct xt_counters *v = NULL, c = { ~0ull, ~0ull };
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+
+	/* The value is padded past num_entries: size the buffer from the map. */
+	if (!bpf_map_get_info_by_fd(self->cnt_fd, &info, &len))
+		v = calloc(1, info.value_size);
+	if (v && i < self->t->num_entries && !bpf_map_lookup_elem(self->cnt_fd, &key, v))
+		c = v[i];
+	free(v);
+	return c;
+}
+
 /*
  * A run that finds its CPU's first elements held (it interrupted runs on
- * that CPU) takes the next free one and counts there, exactly; with all
- * CG_LEVELS held it drops, counting nothing; it gives its element back.
+ * that CPU) takes the next free one and counts, exactly, in the shared
+ * counters element with atomic adds; one at level 0 counts in its CPU's
+ * own element; with all CG_LEVELS held it drops, counting nothing; it
+ * gives its element back. The counters map holds ncpus + 1 copies.
  */
 TEST_F(cg, nested_runs_take_a_free_element)
 {
 	int ncpus = libbpf_num_possible_cpus();
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
 	unsigned int levels;
 	struct pkt p;
 
@@ -490,11 +518,20 @@ TEST_F(cg, nested_runs_take_a_free_element)
 	tb_verdict(self->tb, V_ACCEPT);
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
 	BUILD(NF_INET_LOCAL_OUT);
+	ASSERT_EQ(0, bpf_map_get_info_by_fd(self->cnt_fd, &info, &len));
+	EXPECT_EQ((uint32_t)ncpus + 1, info.max_entries);
+	/* 16 bytes per entry, padded to whole cache lines. */
+	EXPECT_EQ(0u, info.value_size % 64);
+	EXPECT_LE(self->t->num_entries * sizeof(struct xt_counters), info.value_size);
+	EXPECT_GT(self->t->num_entries * sizeof(struct xt_counters) + 64, info.value_size);
 	pkt_udp(&p, 1, 2);
 	for (levels = 0; levels < CG_LEVELS; levels++) {
 		ASSERT_EQ((int)levels * ncpus, set_busy(self, levels));
 		EXPECT_PKT(NF_ACCEPT, &p);
 		EXPECT_CNT(OUT0, levels + 1, (levels + 1) * p.len);
+		/* Level 0 ran once, in a CPU's element; every nested run in the shared one. */
+		EXPECT_EQ(levels, cnt_elem(self, CG_CNT_SHARED, OUT0).pcnt);
+		EXPECT_EQ(levels * p.len, cnt_elem(self, CG_CNT_SHARED, OUT0).bcnt);
 		/* Given back: only the elements marked held are still held. */
 		EXPECT_EQ((int)levels * ncpus, set_busy(self, levels));
 	}
@@ -506,6 +543,65 @@ TEST_F(cg, nested_runs_take_a_free_element)
 	pkt_icmp(&p, 8, 0);
 	EXPECT_PKT(NF_DROP, &p);
 	EXPECT_CNT(OUT0 + 1, 1, p.len);
+}
+
+/*
+ * Nested runs of every CPU share one counters element: with level 0 held
+ * everywhere, one process per CPU runs the program @reps times at once;
+ * the atomic adds lose none of the counts.
+ */
+TEST_F(cg, nested_runs_of_all_cpus_count_exactly)
+{
+	const unsigned int reps = 200000;
+	int ncpus = libbpf_num_possible_cpus(), cpu, status, nproc = 0;
+	pid_t pids[64];
+	struct pkt p;
+
+	ASSERT_LT(0, ncpus);
+	if (ncpus > 64)
+		ncpus = 64;
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, &(struct ipt_ip){ .proto = IPPROTO_UDP });
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	BUILD(NF_INET_LOCAL_OUT);
+	ASSERT_EQ(ncpus, set_busy(self, 1));
+	pkt_udp(&p, 1, 2);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		cpu_set_t set;
+		pid_t pid;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			unsigned char ctx[2] = { NF_INET_LOCAL_OUT, NFPROTO_IPV4 };
+			LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = p.d, .data_size_in = p.len,
+				    .ctx_in = ctx, .ctx_size_in = sizeof(ctx), .repeat = reps);
+			int err;
+
+			/* Offline CPUs: nothing to run there. */
+			if (sched_setaffinity(0, sizeof(set), &set))
+				_exit(2);
+			err = bpf_prog_test_run_opts(self->prog_fd, &opts);
+			_exit(err || opts.retval != NF_ACCEPT);
+		}
+		pids[nproc++] = pid;
+	}
+	for (cpu = 0; cpu < nproc; cpu++) {
+		ASSERT_EQ(pids[cpu], waitpid(pids[cpu], &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		if (WEXITSTATUS(status) == 2) {
+			ncpus--;
+			continue;
+		}
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
+	ASSERT_LT(0, ncpus);
+	EXPECT_EQ((uint64_t)ncpus * reps, cnt_elem(self, CG_CNT_SHARED, OUT0).pcnt);
+	EXPECT_CNT(OUT0, (uint64_t)ncpus * reps, (uint64_t)ncpus * reps * p.len);
+	ASSERT_EQ(0, set_busy(self, 0));
 }
 
 TEST_F(cg, policy_drop)
@@ -1632,7 +1728,7 @@ TEST_F(cg, segments_past_the_tail_call_limit)
 	int i;
 
 	tb_begin_output(self->tb);
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 1000; i++) {
 		char a[32];
 
 		snprintf(a, sizeof(a), "10.0.%d.%d", i / 256, i % 256);
