@@ -4,7 +4,7 @@
 set -euo pipefail
 
 stamp=/var/lib/bpfilter-setup.stamp
-want_version=7
+want_version=8
 
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want_version" ]; then
 	exit 0
@@ -26,14 +26,15 @@ apt-get update -q
 
 # Everything the build and every test calls, on top of a minbase system
 # (scripts/fresh-machine.sh proves it): procps for sysctl, ps and pgrep,
-# iputils-ping for the traffic tests, file for the static-helper check.
+# iputils-ping for the traffic tests, file for the static-helper check,
+# debootstrap for the Debian 13 root of the trixie VM suite (scripts/vm/trixie.sh).
 apt-get install -y -q --no-install-recommends \
 	build-essential clang llvm libclang-rt-14-dev pkg-config make git \
 	libelf-dev zlib1g-dev libmnl-dev \
 	iptables nftables ipset iproute2 kmod cpio busybox-static \
 	qemu-system-x86 python3 ca-certificates xz-utils gnuplot-nox \
 	linux-source-6.1 bpftool dkms \
-	procps iputils-ping file debhelper dh-dkms dpkg-dev
+	procps iputils-ping file debhelper dh-dkms dpkg-dev debootstrap
 
 apt-get install -y -q --no-install-recommends -t bookworm-backports libbpf-dev
 

@@ -202,9 +202,10 @@ static ssize_t log_write(struct file *file, const char __user *buf,
 		level = msg[1] - '0';
 		msg += 3;
 	}
+	if (!*msg)
+		return count;
 	/* pr_fmt() names the module already: do not print it twice. */
-	if (!strncmp(msg, prefix, sizeof(prefix) - 1))
-		msg += sizeof(prefix) - 1;
+	msg += str_has_prefix(msg, prefix);
 	if (!*msg)
 		return count;
 	if (level <= LOGLEVEL_ERR)

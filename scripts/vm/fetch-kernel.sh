@@ -49,14 +49,17 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dpkg-deb -x "$deb" "$tmp"
-if [ ! -f "$tmp/boot/vmlinuz-$kver" ] || [ ! -d "$tmp/lib/modules/$kver" ]; then
+# Debian 13 ships the modules under /usr/lib/modules, 12 under /lib/modules.
+mods=$tmp/lib/modules/$kver
+[ -d "$mods" ] || mods=$tmp/usr/lib/modules/$kver
+if [ ! -f "$tmp/boot/vmlinuz-$kver" ] || [ ! -d "$mods" ]; then
 	echo "fetch-kernel: $deb has no vmlinuz-$kver or /lib/modules/$kver" >&2
 	exit 1
 fi
 rm -rf "$out"
 mkdir -p "$out/lib/modules"
 cp "$tmp/boot/vmlinuz-$kver" "$out/vmlinuz"
-mv "$tmp/lib/modules/$kver" "$out/lib/modules/$kver"
+mv "$mods" "$out/lib/modules/$kver"
 # The package ships no modules.dep (the postinst makes it): build it here.
 depmod -b "$out" "$kver"
 echo "$out"

@@ -11,7 +11,9 @@
 #   bpfilter.ko (build/module/KVER/bpfilter.ko, or $BPFILTER_KO) in
 #   /lib/modules/KVER/updates, so `modprobe bpfilter` works;
 #   xtables-legacy-multi with its iptables-legacy* links and plugins, iproute2's
-#   ip, bpftool, and every shared library they need;
+#   ip, ipset, bpftool, and every shared library they need, from the host or,
+#   with SYSROOT=DIR, from that Debian root (trixie.sh's: that release's own
+#   iptables and glibc);
 #   the VM selftests (tools/testing/selftests/bpfilter/vm) and their C helpers
 #   (build/vm/bin, built by mk/vm.mk).
 set -euo pipefail
@@ -54,38 +56,45 @@ for applet in modprobe insmod rmmod lsmod depmod modinfo poweroff; do
 	ln -sf ../bin/busybox "$root/sbin/$applet"
 done
 
-# copy_bin FILE [DEST]: copy FILE to DEST (default: the same path) in the
-# image, with its libraries.
-copy_bin()
+# copy_from SYS FILE [DEST]: copy FILE of the root SYS (empty: the host)
+# to DEST (default: the same path) in the image, with the libraries SYS's
+# loader resolves for it; a library already in the image is kept.
+copy_from()
 {
-	local f=$1 dest=${2:-$1} lib
+	local sys=$1 f=$2 dest=${3:-$2} lib
 
 	mkdir -p "$root$(dirname "$dest")"
-	cp -L "$f" "$root$dest"
-	{ ldd "$f" 2>/dev/null || true; } | awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }' |
+	cp -L "$sys$f" "$root$dest"
+	{ if [ -n "$sys" ]; then chroot "$sys" ldd "$f"; else ldd "$f"; fi 2>/dev/null || true; } |
+	awk '/=> \// { print $3 } /^\t\/lib64\// { print $1 }' |
 	while read -r lib; do
 		if [ ! -e "$root$lib" ]; then
 			mkdir -p "$root$(dirname "$lib")"
-			cp -L "$lib" "$root$lib"
+			cp -L "$sys$lib" "$root$lib"
 		fi
 	done
 }
 
-copy_bin /usr/sbin/xtables-legacy-multi
+# The user space the tests drive: first, so that its libraries are the
+# ones in the image.
+sys=${SYSROOT:-}
+copy_from "$sys" /usr/sbin/xtables-legacy-multi
 for l in iptables-legacy iptables-legacy-save iptables-legacy-restore \
 	 iptables iptables-save iptables-restore; do
 	ln -sf xtables-legacy-multi "$root/usr/sbin/$l"
 done
-for so in /usr/lib/x86_64-linux-gnu/xtables/*.so; do
-	copy_bin "$so"
+for so in "$sys"/usr/lib/x86_64-linux-gnu/xtables/*.so; do
+	copy_from "$sys" "${so#"$sys"}"
 done
-copy_bin /usr/sbin/ip
-copy_bin /usr/sbin/ipset
-copy_bin /usr/sbin/bpftool
+copy_from "$sys" /usr/sbin/ip
+copy_from "$sys" /usr/sbin/ipset
+copy_from "$sys" /usr/sbin/bpftool
 # glibc's dynamic loader, at the path every binary names.
-cp -L /lib64/ld-linux-x86-64.so.2 "$root/lib64/"
+cp -L "$sys/lib64/ld-linux-x86-64.so.2" "$root/lib64/"
 
-cp /etc/protocols /etc/services "$root/etc/"
+for f in /etc/protocols /etc/services; do
+	cp "$([ -f "$sys$f" ] && echo "$sys$f" || echo "$f")" "$root/etc/"
+done
 # Names resolve from files only: `iptables -L` without -n must not send DNS
 # queries over lo (slow, and traffic that rule counters would see).
 cat > "$root/etc/nsswitch.conf" <<'NS'
@@ -155,8 +164,9 @@ depmod -b "$root" "$kver"
 
 # The selftests and the guest side of the demo.
 cp "$tests"/*.sh "$root/selftests/"
+# Built on the host; a host library the image lacks (libmnl) comes along.
 for b in $vm_bins; do
-	copy_bin "$bindir/$b" "/selftests/$b"
+	copy_from "" "$bindir/$b" "/selftests/$b"
 done
 # sockopt_fuzz's seeds: fuzz_blob's corpus of valid replace blobs.
 mkdir -p "$root/selftests/corpus"

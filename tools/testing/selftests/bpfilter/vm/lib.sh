@@ -18,6 +18,11 @@ TAP_DIR=${TAP_DIR:-/tmp/tap}
 # Bound on any single command: a stuck sockopt must fail the test, not hang it.
 CMD_TIMEOUT=${CMD_TIMEOUT:-60}
 IPT=iptables-legacy
+# The versions iptables and ipset name in their messages (v1.8.9 and v7.17
+# on bookworm, v1.8.11 and v7.22 on trixie): expected outputs write them as
+# @IPT_VERSION@ and @IPSET_VERSION@.
+IPT_VERSION=$($IPT -V 2>/dev/null | sed -n 's/^iptables \(v[^ ]*\) .*/\1/p')
+IPSET_VERSION=$(ipset -v 2>/dev/null | sed -n 's/^ipset \(v[^,]*\),.*/\1/p')
 IPT_SAVE=iptables-legacy-save
 IPT_RESTORE=iptables-legacy-restore
 # busybox sh prefers its own applets over PATH: name iproute2's ip in full.
@@ -141,15 +146,46 @@ check()
 	fi
 }
 
+# ipt_expected: an expected output (stdin), recorded with bookworm's
+# iptables 1.8.9, as the running iptables prints it: its versions in, and
+# from 1.8.10 on, -L's prot column by name also with -n ("tcp", "all" for
+# 0), as getprotobynumber() names it.
+ipt_expected()
+{
+	sed "s/@IPT_VERSION@/$IPT_VERSION/g; s/@IPSET_VERSION@/$IPSET_VERSION/g" |
+	case "$IPT_VERSION" in
+	v1.8.[0-9]) cat ;;
+	*)
+		awk 'BEGIN {
+			while ((getline l < "/etc/protocols") > 0)
+				if (split(l, f, /[ \t]+/) >= 2 && l !~ /^#/ && !(f[2] in name))
+					name[f[2]] = f[1]
+			name[0] = "all"
+		}
+		# The prot column: its invert mark, then a number, then opt.
+		match($0, /[ !][0-9]+ +(--|-f|!f)  /) {
+			s = substr($0, RSTART, RLENGTH)
+			n = substr(s, 2) + 0
+			opt = s
+			sub(/^[ !][0-9]+ +/, "", opt)
+			if (n in name)
+				$0 = substr($0, 1, RSTART - 1) substr(s, 1, 1) \
+				     sprintf("%-4s ", name[n]) opt substr($0, RSTART + RLENGTH)
+		}
+		{ print }' ;;
+	esac
+}
+
 # expect NAME WANT_RC CMD... <<EOF ... EOF: CMD exits with WANT_RC and prints
 # exactly the text on stdin (stdout and stderr together; lines starting with
-# "# " such as iptables-save's timestamps are dropped from both sides).
+# "# " such as iptables-save's timestamps are dropped from both sides), in
+# the running iptables' form (ipt_expected).
 expect()
 {
 	_name=$1
 	_want=$2
 	shift 2
-	_exp=$(grep -v '^# ')
+	_exp=$(grep -v '^# ' | ipt_expected)
 	run "$@"
 	_got=$(printf '%s\n' "$OUT" | grep -v '^# ')
 	if [ -n "${RECORD:-}" ]; then

@@ -10,7 +10,7 @@ check "setup: user chains a, b and c" 0 sh -c "$IPT -N a && $IPT -N b && $IPT -N
 $IPT -S > "$TAP_DIR/errors.before"
 
 expect "jump to a missing chain" 2 $IPT -A INPUT -j nochain <<'EOF'
-iptables v1.8.9 (legacy): Couldn't load target `nochain':No such file or directory
+iptables @IPT_VERSION@ (legacy): Couldn't load target `nochain':No such file or directory
 
 Try `iptables -h' or 'iptables --help' for more information.
 EOF
@@ -38,12 +38,12 @@ expect "-m icmp with -p udp" 1 $IPT -A INPUT -p udp -m icmp --icmp-type 8 -j ACC
 iptables: Invalid argument. Run `dmesg' for more information.
 EOF
 expect "unknown match" 2 $IPT -A INPUT -m nosuchmatch -j ACCEPT <<'EOF'
-iptables v1.8.9 (legacy): Couldn't load match `nosuchmatch':No such file or directory
+iptables @IPT_VERSION@ (legacy): Couldn't load match `nosuchmatch':No such file or directory
 
 Try `iptables -h' or 'iptables --help' for more information.
 EOF
 expect "unknown target" 2 $IPT -A INPUT -j NOSUCHTARGET <<'EOF'
-iptables v1.8.9 (legacy): Couldn't load target `NOSUCHTARGET':No such file or directory
+iptables @IPT_VERSION@ (legacy): Couldn't load target `NOSUCHTARGET':No such file or directory
 
 Try `iptables -h' or 'iptables --help' for more information.
 EOF
@@ -75,7 +75,7 @@ expect "replace a missing rule number" 1 $IPT -R INPUT 3 -j ACCEPT <<'EOF'
 iptables: Index of replacement too big.
 EOF
 expect "a table that does not exist" 3 $IPT -t nosuch -S <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `nosuch': Table does not exist (do you need to insmod?)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `nosuch': Table does not exist (do you need to insmod?)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 

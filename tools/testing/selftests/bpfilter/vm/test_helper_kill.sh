@@ -50,11 +50,16 @@ expect "rules added between kills are kept" 0 $IPT -S kept <<'EOF'
 -A kept -s 192.0.2.3/32 -j DROP
 EOF
 check "undo those rules" 0 sh -c "$IPT -D kept 4 && $IPT -D kept 3 && $IPT -D kept 2"
-# Stock ip_tables gives the same: libiptc's rewrites zero the policy
-# counters, rule counters are carried over.
-expect "counters as stock ip_tables keeps them" 0 save_c <<'EOF'
+# Stock ip_tables gives the same: rule counters are carried over, and so
+# are the policy's from iptables 1.8.10 on; 1.8.9's libiptc zeroes it when
+# it rewrites the table (both checked against stock ip_tables).
+case "$IPT_VERSION" in
+v1.8.[0-9]) policy='[0:0]' ;;
+*) policy='[5:500]' ;;
+esac
+expect "counters as stock ip_tables keeps them" 0 save_c <<EOF
 *filter
-:INPUT DROP [0:0]
+:INPUT DROP $policy
 :FORWARD ACCEPT [0:0]
 :OUTPUT ACCEPT [0:0]
 :kept - [0:0]

@@ -186,12 +186,12 @@ expect "-m udp with -p tcp: EINVAL" 1 $IPT -A INPUT -p tcp -m udp --dport 53 -j 
 iptables: Invalid argument. Run `dmesg' for more information.
 EOF
 expect "jump to a missing chain" 2 $IPT -A INPUT -j nochain <<'EOF'
-iptables v1.8.9 (legacy): Couldn't load target `nochain':No such file or directory
+iptables @IPT_VERSION@ (legacy): Couldn't load target `nochain':No such file or directory
 
 Try `iptables -h' or 'iptables --help' for more information.
 EOF
 expect "unknown match" 2 $IPT -A INPUT -m nosuchmatch -j ACCEPT <<'EOF'
-iptables v1.8.9 (legacy): Couldn't load match `nosuchmatch':No such file or directory
+iptables @IPT_VERSION@ (legacy): Couldn't load match `nosuchmatch':No such file or directory
 
 Try `iptables -h' or 'iptables --help' for more information.
 EOF
@@ -218,11 +218,11 @@ export XTABLES_LOCKFILE="$TAP_DIR/xtables.lock"
 : > "$XTABLES_LOCKFILE"
 chmod 666 "$XTABLES_LOCKFILE"
 expect "unprivileged iptables -S" 3 "$BIN/dropuid" -r 65534 $IPT -S <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 expect "unprivileged iptables -P INPUT ACCEPT" 3 "$BIN/dropuid" -r 65534 $IPT -P INPUT ACCEPT <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 unset XTABLES_LOCKFILE

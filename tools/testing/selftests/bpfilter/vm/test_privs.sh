@@ -37,15 +37,15 @@ export XTABLES_LOCKFILE="$TAP_DIR/xtables.lock"
 chmod 666 "$XTABLES_LOCKFILE"
 
 expect "unprivileged iptables -S" 3 "$BIN/dropuid" 65534 $IPT -S <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 expect "unprivileged iptables -S with CAP_NET_RAW" 3 "$BIN/dropuid" -r 65534 $IPT -S <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 expect "unprivileged iptables -A with CAP_NET_RAW" 3 "$BIN/dropuid" -r 65534 $IPT -A INPUT -j ACCEPT <<'EOF'
-iptables v1.8.9 (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
+iptables @IPT_VERSION@ (legacy): can't initialize iptables table `filter': Permission denied (you must be root)
 Perhaps iptables or your kernel needs to be upgraded.
 EOF
 expect "unprivileged iptables-save" 1 "$BIN/dropuid" -r 65534 $IPT_SAVE <<'EOF'

@@ -166,7 +166,7 @@ expect "--set with --seconds: EINVAL" 1 $NS $IPT -w -A INPUT -m recent --set --s
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
 expect "--reap without --seconds: iptables refuses it" 2 $NS $IPT -w -A INPUT -m recent --rcheck --reap <<'OUT'
-iptables v1.8.9 (legacy): recent: option "--reap" also requires "--seconds".
+iptables @IPT_VERSION@ (legacy): recent: option "--reap" also requires "--seconds".
 
 Try `iptables -h' or 'iptables --help' for more information.
 OUT

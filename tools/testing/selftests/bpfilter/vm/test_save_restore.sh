@@ -115,7 +115,7 @@ EOF
 
 $IPT_SAVE 2>&1 | grep -v '^#' > "$TAP_DIR/before-bad"
 expect "restore with an unknown target fails" 2 sh -c "printf '*filter\n-F\n-A INPUT -j ACCEPT\n-A INPUT -j no-such-chain\nCOMMIT\n' | $IPT_RESTORE" <<'EOF'
-iptables-restore v1.8.9 (legacy): Couldn't load target `no-such-chain':No such file or directory
+iptables-restore @IPT_VERSION@ (legacy): Couldn't load target `no-such-chain':No such file or directory
 
 Error occurred at line: 4
 Try `iptables-restore -h' or 'iptables-restore --help' for more information.

@@ -71,7 +71,7 @@ expect "INPUT counters" 0 counts $S INPUT <<'OUT'
 6 3 3 2 7 3 4 4 
 OUT
 expect "S: a set in use cannot be destroyed" 1 $NS ipset destroy blk <<'OUT'
-ipset v7.17: Set cannot be destroyed: it is in use by a kernel component
+ipset @IPSET_VERSION@: Set cannot be destroyed: it is in use by a kernel component
 OUT
 check "S: flush the rules" 0 $NS $IPT -w -F INPUT
 check "S: then it can" 0 $NS ipset destroy blk

@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The VM selftests on Debian 13 (trixie): its own cloud kernel, with the
+# module built by trixie's compiler and headers, and its own iptables 1.8.11
+# and glibc in the initramfs (scripts/vm/trixie.sh makes the root, cached
+# after the first run). First against the stock ip_tables modules, then
+# against bpfilter.ko, as on 6.12.
+# Each run prints "# vm: RELEASE", TAP and a "# Totals:" line (check.sh sums
+# them); the suite fails if any run fails.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+fail()
+{
+	echo "# $*"
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	exit 1
+}
+make -s helper vm-bins || fail "cannot build the helper and the VM helpers"
+read -r kver sysroot < <(bash scripts/vm/trixie.sh | tail -n1)
+[ -n "${sysroot:-}" ] || fail "cannot prepare Debian 13 (scripts/vm/trixie.sh)"
+bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
+	SYSROOT=$sysroot bash scripts/vm/mkinitramfs.sh "$kver" "build/vm/$kver/initrd.gz" > /dev/null ||
+	fail "cannot prepare the $kver VM"
+rc=0
+for backend in ip_tables bpfilter; do
+	BACKEND=$backend bash scripts/vm/run.sh "$kver" tests || rc=1
+done
+exit $rc
