@@ -2,9 +2,9 @@
 /*
  * Budgets of unprivileged users' namespaces (budget.h). Usage is summed over
  * the namespaces the helper knows, each on the budget of the owner named by
- * the last request that reached it: there is no counter to drift. A
- * namespace restored after a helper restart counts again from its next
- * request.
+ * the last request that reached it: there is no counter to drift. The owner
+ * is saved with the table (state.c), so a restarted helper, which reloads
+ * every saved namespace, counts them on the same budgets at once.
  */
 #include <errno.h>
 

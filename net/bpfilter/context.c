@@ -113,7 +113,7 @@ int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
 	if (!ns)
 		return -ENOMEM;
 	ns->ino = ino;
-	err = state_load(ctx, ino, &ns->filter);
+	err = state_load(ctx, ns);
 	if (!err && ctx->backend->restore) {
 		err = ctx->backend->restore(ctx, ns, ns->filter);
 		if (err)

@@ -271,7 +271,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	new_table = NULL;
 	table_free(old);
 	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
-	state_save(ctx, ns->ino, ns->filter);
+	state_save(ctx, ns);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */
 	if (pvm_write(req->pid, (uint64_t)(uintptr_t)repl.counters, old_counters,
@@ -326,7 +326,7 @@ static int do_add_counters(struct context *ctx, const struct mbox_request *req)
 		t->rules[i].counters.pcnt += add[i].pcnt;
 		t->rules[i].counters.bcnt += add[i].bcnt;
 	}
-	state_save(ctx, ns->ino, t);
+	state_save(ctx, ns);
 
 out_free:
 	free(add);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Saved tables, one file per namespace in the state directory: a header
- * with the GET_INFO fields, then the GET_ENTRIES bytes with the model
- * counters. A reload re-validates the blob like a REPLACE would.
+ * with the GET_INFO fields and whose budget the namespace is on, then the
+ * GET_ENTRIES bytes with the model counters. A reload re-validates the blob
+ * like a REPLACE would.
  */
 #define _GNU_SOURCE
 
@@ -21,13 +22,16 @@
 #include "io.h"
 #include "table.h"
 
-#define STATE_MAGIC "bpfltst1"
+#define STATE_MAGIC "bpfltst2"
 #define STATE_MAX_SIZE (512u * 1024 * 1024)
 
 struct state_header {
 	char magic[8];
 	struct ipt_getinfo info;
 	uint32_t hold_base;	/* of the held matches' ids: the module holds them so */
+	/* A restarted helper counts the namespace on the same budget at once. */
+	uint32_t limited;
+	uint32_t owner_uid;
 };
 
 static void state_names(uint32_t ino, char *name, char *tmp, size_t len)
@@ -36,8 +40,9 @@ static void state_names(uint32_t ino, char *name, char *tmp, size_t len)
 	snprintf(tmp, len, "%u.tmp", ino);
 }
 
-int state_save(struct context *ctx, uint32_t ino, const struct table *t)
+int state_save(struct context *ctx, const struct netns *ns)
 {
+	const struct table *t = ns->filter;
 	struct xt_counters *counters = NULL;
 	struct state_header hdr;
 	char name[32], tmp[32];
@@ -47,11 +52,13 @@ int state_save(struct context *ctx, uint32_t ino, const struct table *t)
 
 	if (ctx->state_dir_fd < 0)
 		return 0;
-	state_names(ino, name, tmp, sizeof(name));
+	state_names(ns->ino, name, tmp, sizeof(name));
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, STATE_MAGIC, sizeof(hdr.magic));
 	table_to_info(t, t->name, &hdr.info);
 	hdr.hold_base = t->hold_base;
+	hdr.limited = ns->limited;
+	hdr.owner_uid = ns->owner_uid;
 	counters = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counters));
 	blob = malloc(t->size ? t->size : 1);
 	if (!counters || !blob) {
@@ -79,14 +86,15 @@ int state_save(struct context *ctx, uint32_t ino, const struct table *t)
 
 out_free:
 	if (err)
-		bf_err(ctx, "netns %u: cannot save table: %d", ino, err);
+		bf_err(ctx, "netns %u: cannot save table: %d", ns->ino, err);
 	free(counters);
 	free(blob);
 	return err;
 }
 
-int state_load(struct context *ctx, uint32_t ino, struct table **out)
+int state_load(struct context *ctx, struct netns *ns)
 {
+	uint32_t ino = ns->ino;
 	struct state_header hdr;
 	struct ipt_replace repl;
 	char name[32], tmp[32];
@@ -133,7 +141,9 @@ int state_load(struct context *ctx, uint32_t ino, struct table **out)
 		memcpy(&t->rules[i].counters,
 		       blob + t->rules[i].offset + offsetof(struct ipt_entry, counters),
 		       sizeof(struct xt_counters));
-	*out = t;
+	ns->filter = t;
+	ns->limited = hdr.limited;
+	ns->owner_uid = hdr.owner_uid;
 out:
 	if (err && err != -ENOENT)
 		bf_err(ctx, "netns %u: saved table invalid: %d", ino, err);

@@ -10,15 +10,18 @@
 #include <stdint.h>
 
 struct context;
-struct table;
+struct netns;
 
 /*
- * Save @t with its model counters for namespace @ino, atomically (temp file + rename): 0 or
- * -errno; 0 without a state dir.
+ * Save @ns's filter table with its model counters and its budget owner,
+ * atomically (temp file + rename): 0 or -errno; 0 without a state dir.
  */
-int state_save(struct context *ctx, uint32_t ino, const struct table *t);
-/* Reload and re-validate the saved table of @ino: 0 and *out, -ENOENT if none saved, or -errno. */
-int state_load(struct context *ctx, uint32_t ino, struct table **out);
+int state_save(struct context *ctx, const struct netns *ns);
+/*
+ * Reload and re-validate the saved table of @ns->ino into @ns->filter, with
+ * its budget owner: 0, -ENOENT if none saved, or -errno (@ns unchanged).
+ */
+int state_load(struct context *ctx, struct netns *ns);
 /* Delete the saved table of @ino; no error if there is none. */
 void state_remove(struct context *ctx, uint32_t ino);
 

@@ -506,6 +506,55 @@ TEST(state_survives_restart)
 	free(g2);
 }
 
+/*
+ * A restarted helper counts the saved namespaces on their owners' budgets
+ * at once, not only from their next request.
+ */
+TEST(budgets_survive_restart)
+{
+	struct mbox_request u1000 = { .owner_uid = 1000, .max_netns = 2, .max_entries = 10,
+				      .max_bytes = 1 << 20 };
+	char dir[] = "/tmp/bpfilter-state-XXXXXX";
+	struct ipt_getinfo info = { .name = "filter" };
+	struct xt_counters old[4];
+	struct ipt_replace *r;
+	struct context ctx;
+	uint32_t len, ino;
+	struct bb b;
+	int fd;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, context_init(&ctx, fd, -1, "store"));
+	/* Two namespaces of user 1000 with 5 rules each: its whole budget. */
+	ssh_table(&b);
+	for (ino = 31; ino <= 32; ino++) {
+		r = bb_replace(&b, 4, old, &len);
+		ASSERT_EQ(0, call_budget(&ctx, ino, 1, IPT_SO_SET_REPLACE, r, len, &u1000));
+		free(r);
+	}
+	context_fini(&ctx);
+
+	ASSERT_EQ(0, context_init(&ctx, fd, -1, "store"));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 31));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 32));
+	/* No third namespace, and no rule more in a restored one, before any request. */
+	EXPECT_EQ(-ENOMEM, call_budget(&ctx, 33, 0, IPT_SO_GET_INFO, &info, sizeof(info),
+				       &u1000));
+	u1000.max_netns = 3;
+	r = bb_replace(&b, 4, old, &len);
+	EXPECT_EQ(-ENOMEM, call_budget(&ctx, 33, 1, IPT_SO_SET_REPLACE, r, len, &u1000));
+	free(r);
+	/* Root's namespaces are on no budget, before and after. */
+	EXPECT_EQ(0, call(&ctx, 34, 0, IPT_SO_GET_INFO, &info, sizeof(info)));
+	for (ino = 31; ino <= 34; ino++)
+		context_netns_exit(&ctx, ino);
+	context_fini(&ctx);
+	close(fd);
+	rmdir(dir);
+}
+
 /* The real helper binary: mbox loop on fds 0/1, PING, a GET_INFO, clean exit on EOF. */
 TEST(helper_mbox_loop)
 {
