@@ -406,12 +406,6 @@ static void ld_map_label(struct codegen *cg, int reg, enum cg_fixup_kind kind, u
 	cg_emit(cg, CG_INSN(0, 0, 0, 0, 0));
 }
 
-/* Load the fd of set @k (a fixup) into @reg. */
-void cg_ld_set(struct codegen *cg, int reg, uint32_t k)
-{
-	ld_map_label(cg, reg, CG_FIX_MAP_SET, k);
-}
-
 static void ld_map(struct codegen *cg, int reg, enum cg_fixup_kind kind)
 {
 	add_fixup(cg, kind, cg->len, 0);
@@ -422,6 +416,26 @@ static void ld_map(struct codegen *cg, int reg, enum cg_fixup_kind kind)
 void cg_call_helper(struct codegen *cg, int id)
 {
 	cg_emit(cg, CG_INSN(BPF_JMP | BPF_CALL, 0, 0, 0, id));
+}
+
+/* r0 = bpf_map_lookup_elem(map @kind number @label, @base + @off). */
+static void lookup_elem_label(struct codegen *cg, enum cg_fixup_kind kind, uint32_t label,
+			      int base, int16_t off)
+{
+	ld_map_label(cg, BPF_REG_1, kind, label);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, base));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, off));
+	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+}
+
+static void lookup_elem(struct codegen *cg, enum cg_fixup_kind kind, int base, int16_t off)
+{
+	lookup_elem_label(cg, kind, 0, base, off);
+}
+
+void cg_lookup_set(struct codegen *cg, uint32_t k, int16_t off)
+{
+	lookup_elem_label(cg, CG_FIX_MAP_SET, k, CG_REG_PKT, off);
 }
 
 static void call_kfunc(struct codegen *cg, int32_t btf_id)
@@ -903,10 +917,7 @@ static void gen_prologue(struct codegen *cg)
 	take = cg_new_label(cg);
 	next = cg_new_label(cg);
 	cg_place(cg, next);
-	ld_map(cg, BPF_REG_1, CG_FIX_MAP_RUNS);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_KEY));
-	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	lookup_elem(cg, CG_FIX_MAP_RUNS, BPF_REG_10, CG_STK_KEY);
 	/* Every possible CPU has its elements; without one nothing is counted: fail closed. */
 	cg_drop_if(cg, BPF_REG_0, false);
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 1));
@@ -929,10 +940,7 @@ static void gen_prologue(struct codegen *cg)
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_8, 0, 0), shared);
 	cg_emit(cg, CG_ST(BPF_W, BPF_REG_10, CG_STK_CNTKEY, CG_CNT_SHARED));
 	cg_place(cg, shared);
-	ld_map(cg, BPF_REG_1, CG_FIX_MAP_COUNTERS);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, BPF_REG_10));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_STK_CNTKEY));
-	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	lookup_elem(cg, CG_FIX_MAP_COUNTERS, BPF_REG_10, CG_STK_CNTKEY);
 	cg_drop_if(cg, BPF_REG_0, false);
 	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
 
@@ -1199,10 +1207,7 @@ int cg_rule_state(struct codegen *cg, uint32_t rule, uint32_t k)
 	if (k >= CG_STATE_PER_RULE)
 		return cg_unsupported(cg, "more than 4 stateful matches in one rule");
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_SETKEY, rule * CG_STATE_PER_RULE + k));
-	ld_map(cg, BPF_REG_1, CG_FIX_MAP_STATE);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, CG_OFF_SETKEY));
-	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	lookup_elem(cg, CG_FIX_MAP_STATE, CG_REG_PKT, CG_OFF_SETKEY);
 	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
 	return cg->err;
 }

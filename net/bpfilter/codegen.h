@@ -381,8 +381,8 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i);
  * count the matching rule and fall through to the run's (common) target.
  */
 int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip);
-/* Load the fd of set @k into @reg (a fixup). */
-void cg_ld_set(struct codegen *cg, int reg, uint32_t k);
+/* r0 = the element of set @k whose key is at scratch offset @off, or NULL. */
+void cg_lookup_set(struct codegen *cg, uint32_t k, int16_t off);
 /*
  * Rule state: matches that keep state across packets (limit's bucket) get
  * CG_STATE_SIZE bytes shared by every CPU and hook, in one array map per

@@ -446,10 +446,7 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 		}
 		break;
 	}
-	cg_ld_set(cg, BPF_REG_1, set);
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_PKT));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, k));
-	cg_call_helper(cg, BPF_FUNC_map_lookup_elem);
+	cg_lookup_set(cg, set, k);
 }
 
 /* Order of elements: port, prefix length, address, rule index. */
