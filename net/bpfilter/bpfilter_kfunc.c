@@ -32,6 +32,11 @@
  *	hotdrop, -ENOENT if no such hold; the program drops the packet on
  *	anything but 0 and 1.
  *
+ *   int bpfilter_mark(struct bpf_nf_ctx *ctx, u32 mask, u32 xor)
+ *	xt_mark's mark_tg() (MARK revision 2): ctx->skb->mark becomes
+ *	(mark & ~@mask) ^ @xor, which the hooks after this one see. A program
+ *	cannot write skb->mark itself. Returns 0.
+ *
  *   u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
  *	xt_addrtype's question to the routing tables: inet_dev_addr_type() of
  *	@addr (network order) in ctx->state->net, limited to no device
@@ -312,6 +317,14 @@ __bpf_kfunc int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
 	return par.hotdrop ? 2 : ret;
 }
 
+__bpf_kfunc int bpfilter_mark(struct bpf_nf_ctx *ctx, u32 mask, u32 xor)
+{
+	struct sk_buff *skb = ctx->skb;
+
+	skb->mark = (skb->mark & ~mask) ^ xor;
+	return 0;
+}
+
 __bpf_kfunc u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
 {
 	const struct nf_hook_state *state = ctx->state;
@@ -331,6 +344,7 @@ BTF_ID_FLAGS(func, bpfilter_reject)
 BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_nflog)
 BTF_ID_FLAGS(func, bpfilter_xt_match)
+BTF_ID_FLAGS(func, bpfilter_mark)
 BTF_ID_FLAGS(func, bpfilter_addrtype)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 

@@ -20,6 +20,7 @@ static const struct target_ops *const target_list[] = {
 	&reject_target_ops,
 	&log_target_ops,
 	&nflog_target_ops,
+	&mark_target_ops,
 };
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))

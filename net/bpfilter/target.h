@@ -76,5 +76,6 @@ extern const struct target_ops error_target_ops;
 extern const struct target_ops reject_target_ops;
 extern const struct target_ops log_target_ops;
 extern const struct target_ops nflog_target_ops;
+extern const struct target_ops mark_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

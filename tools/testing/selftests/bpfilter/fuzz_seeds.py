@@ -122,6 +122,10 @@ def xt_mark_mtinfo1(mark, mask=0xffffffff, invert=0):
     return struct.pack("<IIB3x", mark, mask, invert)
 
 
+def xt_mark_tginfo2(mark, mask):
+    return struct.pack("<II", mark, mask)
+
+
 def xt_length_info(lo, hi, invert=0):
     return struct.pack("<HHBx", lo, hi, invert)
 
@@ -304,7 +308,7 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "realm": 9, "mac": 12, "connmark": 9, "owner": 18, "set/0": 32, "set/1": 4, "set/2": 4,
     "set/3": 48, "set/4": 48, "hashlimit/1": 56, "hashlimit/2": 304, "hashlimit/3": 312,
     "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
-    "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984,
+    "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984, "MARK": 8,
 }
 
 # kind, name, revision, the rule's ipt_ip, payload, iptables' words for it.
@@ -439,6 +443,8 @@ EXTENSIONS = [
      '-p tcp -j LOG --log-level 4 --log-prefix "IN-DROP: " --log-tcp-options --log-ip-options'),
     (T, "NFLOG", 0, ipt_ip(), xt_nflog_info(5, "nflog: ", size=128),
      '-j NFLOG --nflog-group 5 --nflog-prefix "nflog: " --nflog-size 128'),
+    (T, "MARK", 2, ipt_ip(), xt_mark_tginfo2(0x5, 0xff), "-j MARK --set-xmark 0x5/0xff"),
+    (T, "MARK", 2, ipt_ip(UDP), xt_mark_tginfo2(0x0, 0xfffffff0), "-p udp -j MARK --set-xmark 0x0/0xfffffff0"),
 ]
 
 

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_NFLOG.h>
+#include <linux/netfilter/xt_mark.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <string.h>
 
@@ -130,6 +131,40 @@ TEST(reject_checks)
 	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
 	EXPECT_EQ(0, target_revision("REJECT", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("REJECT", 1));
+}
+
+/* xt_mark's MARK: revision 2 only, no checkentry, from every hook; XT_CONTINUE. */
+TEST(mark_target)
+{
+	struct xt_mark_tginfo2 info = { .mark = 0x5, .mask = 0xff };
+	struct bb_ext x = { "MARK", 2, &info, sizeof(info) };
+	uint32_t big[4] = { 0x5, 0xff };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	bb_at(&b, o)->comefrom = (1 << NF_INET_PRE_ROUTING) | (1 << NF_INET_LOCAL_IN) |
+				 (1 << NF_INET_FORWARD) | (1 << NF_INET_LOCAL_OUT) |
+				 (1 << NF_INET_POST_ROUTING);
+	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(TARGET_OTHER, t.kind);
+	EXPECT_EQ(&mark_target_ops, t.ops);
+	EXPECT_TRUE(t.ops->continues);
+	EXPECT_EQ(0, memcmp(&info, t.data, sizeof(info)));
+	/* Only revision 2 exists; the payload is exactly two u32s (XT_ALIGN'd: 8). */
+	x.revision = 1;
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EPROTOTYPE, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision("MARK", 2));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("MARK", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("MARK", 3));
+	x.revision = 2;
+	x.data = big;
+	x.len = sizeof(big);
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
 }
 
 /* log_tg_check(): level below 8, a NUL-terminated prefix. */
