@@ -64,16 +64,23 @@ if ! ls "$cache"/linux-image-"$kver"_*.deb > /dev/null 2>&1; then
 fi
 
 # The module, in the root with trixie's compiler; the sources are copied
-# in so that nothing of the host is mounted there.
+# in so that nothing of the host is mounted there. A file copied again only
+# when it changed keeps kbuild's rebuild to what changed.
 out=build/module/$kver
 src=/var/tmp/bpfilter-src
-rm -rf "$root$src"
-mkdir -p "$root$src/net/bpfilter" "$root$src/include/uapi/linux" "$out"
-cp net/bpfilter/Kbuild net/bpfilter/bpfilter_kern.c net/bpfilter/bpfilter_kfunc.c \
+mkdir -p "$out"
+copy_in()
+{
+	mkdir -p "$(dirname "$2")"
+	cmp -s "$1" "$2" || cp "$1" "$2"
+}
+for f in net/bpfilter/Kbuild net/bpfilter/bpfilter_kern.c net/bpfilter/bpfilter_kfunc.c \
 	net/bpfilter/kfunc.h net/bpfilter/umh.c net/bpfilter/umh.h \
-	net/bpfilter/bpfilter_umh_blob.S "$root$src/net/bpfilter/"
-cp include/uapi/linux/bpfilter.h "$root$src/include/uapi/linux/"
-strip --strip-debug -o "$root$src/bpfilter_umh" net/bpfilter/bpfilter_umh
+	net/bpfilter/bpfilter_umh_blob.S include/uapi/linux/bpfilter.h; do
+	copy_in "$f" "$root$src/$f"
+done
+strip --strip-debug -o "$out/bpfilter_umh.trixie" net/bpfilter/bpfilter_umh
+copy_in "$out/bpfilter_umh.trixie" "$root$src/bpfilter_umh"
 echo "  MODULE  $kver (trixie)" >&2
 chroot "$root" make -s -C "/usr/src/linux-headers-$kver" M="$src/net/bpfilter" \
 	BPFILTER_UMH_BIN="$src/bpfilter_umh" modules >&2
