@@ -1223,15 +1223,26 @@ int codegen_runs_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
-bool codegen_runs_fit(int fd)
+/* Is @fd an array map of @value_size bytes and @max_entries elements? */
+static bool array_fits(int fd, uint32_t value_size, uint32_t max_entries)
 {
-	int ncpus = libbpf_num_possible_cpus();
 	struct bpf_map_info info = {};
 	uint32_t len = sizeof(info);
 
-	return ncpus > 0 && !bpf_map_get_info_by_fd(fd, &info, &len) &&
-	       info.type == BPF_MAP_TYPE_ARRAY && info.value_size == CG_RUN_SIZE &&
-	       info.max_entries == (uint32_t)ncpus * CG_LEVELS;
+	return !bpf_map_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_ARRAY &&
+	       info.value_size == value_size && info.max_entries == max_entries;
+}
+
+bool codegen_runs_fit(int fd)
+{
+	int ncpus = libbpf_num_possible_cpus();
+
+	return ncpus > 0 && array_fits(fd, CG_RUN_SIZE, (uint32_t)ncpus * CG_LEVELS);
+}
+
+uint64_t codegen_runs_bytes(unsigned int ncpus)
+{
+	return (uint64_t)ncpus * CG_LEVELS * CG_RUN_SIZE;
 }
 
 /* Value size of a counters element: whole cache lines (codegen.h). */
@@ -1256,13 +1267,8 @@ int codegen_counters_create(uint32_t num_entries)
 bool codegen_counters_fit(int fd, uint32_t num_entries)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info);
 
-	return ncpus > 0 && !bpf_map_get_info_by_fd(fd, &info, &len) &&
-	       info.type == BPF_MAP_TYPE_ARRAY &&
-	       info.value_size == counters_value_size(num_entries) &&
-	       info.max_entries == (uint32_t)ncpus + 1;
+	return ncpus > 0 && array_fits(fd, counters_value_size(num_entries), (uint32_t)ncpus + 1);
 }
 
 uint64_t codegen_counters_bytes(uint32_t num_entries, unsigned int ncpus)
@@ -1335,12 +1341,24 @@ static void table_needs(struct codegen *cg, const struct table *t)
  * The target of @r at index @i, after its matches and counter. Sets
  * *terminal when control never continues with the next entry.
  */
+/* The program's verdict for a standard ACCEPT or DROP target, else -1. */
+static int final_verdict(const struct target *t)
+{
+	if (t->kind != TARGET_VERDICT)
+		return -1;
+	if (t->verdict == -NF_DROP - 1)
+		return CG_NF_DROP;
+	if (t->verdict == -NF_ACCEPT - 1)
+		return CG_NF_ACCEPT;
+	return -1;
+}
+
 static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *r, uint32_t i,
 		      bool *terminal)
 {
 	const struct table *t = cg->table;
+	int err, verdict;
 	uint32_t ret;
-	int err;
 
 	*terminal = true;
 	switch (r->target.kind) {
@@ -1349,14 +1367,12 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		cg_exit_verdict(cg, CG_NF_DROP);
 		return 0;
 	case TARGET_VERDICT:
-		switch (r->target.verdict) {
-		case -NF_DROP - 1:
-			cg_exit_verdict(cg, CG_NF_DROP);
+		verdict = final_verdict(&r->target);
+		if (verdict >= 0) {
+			cg_exit_verdict(cg, verdict);
 			return 0;
-		case -NF_ACCEPT - 1:
-			cg_exit_verdict(cg, CG_NF_ACCEPT);
-			return 0;
-		case XT_RETURN:
+		}
+		if (r->target.verdict == XT_RETURN) {
 			if (w->nframes)
 				cg_ja(cg, w->frames[w->nframes - 1]);
 			else if (!w->in_underflow)
@@ -1414,15 +1430,9 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
  */
 static bool gen_count_exit(struct codegen *cg, const struct rule *r, uint32_t i)
 {
-	int v;
+	int v = final_verdict(&r->target);
 
-	if (r->target.kind != TARGET_VERDICT)
-		return false;
-	if (r->target.verdict == -NF_DROP - 1)
-		v = CG_NF_DROP;
-	else if (r->target.verdict == -NF_ACCEPT - 1)
-		v = CG_NF_ACCEPT;
-	else
+	if (v < 0)
 		return false;
 	if (cg->count_exit[v] == CG_NO_LABEL)
 		cg->count_exit[v] = cg_new_label(cg);

@@ -165,6 +165,8 @@ struct xt_counters;
 int codegen_runs_create(void);
 /* Is @fd a runs map of this layout (one a restart takes back)? */
 bool codegen_runs_fit(int fd);
+/* Bytes of a runs map on @ncpus CPUs (its values). */
+uint64_t codegen_runs_bytes(unsigned int ncpus);
 /* A counters map for @num_entries entries: fd or -errno (-E2BIG past CG_CNT_MAX_ENTRIES). */
 int codegen_counters_create(uint32_t num_entries);
 /* Is @fd a counters map of this layout for @num_entries entries (one a restart takes back)? */

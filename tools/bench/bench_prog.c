@@ -248,7 +248,7 @@ static void print_memory(const struct bench *b)
 	uint64_t blocks = (16ull * b->entries + 4095) / 4096;
 	uint64_t ipt = blocks * 4096 * b->ncpus, ipt128 = blocks * 4096 * 128;
 	uint64_t cnt128 = codegen_counters_bytes(b->entries, 128);
-	uint64_t runs128 = 128ull * CG_LEVELS * CG_RUN_SIZE;
+	uint64_t runs128 = codegen_runs_bytes(128);
 	uint64_t maps128 = b->maps_bytes - b->cnt_bytes - b->runs_bytes + cnt128 + runs128;
 
 	if (b->counters_fd < 0 || !b->entries)
