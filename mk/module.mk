@@ -9,6 +9,7 @@
 #   make install [KVER=...]       into /lib/modules/KVER/updates/, then depmod
 #                                 (default KVER: the running kernel)
 #   make module-checkpatch        checkpatch.pl over the module's sources
+#   make module-srcs              their list (scripts/vm/trixie.sh builds from it)
 #   make module-clean
 #
 # Each kernel builds in its own copy of the sources (build/module/<KVER>/src)
@@ -100,4 +101,7 @@ module-checkpatch: $(CHECKPATCH)
 module-clean:
 	rm -rf $(MODULE_OUT)
 
-.PHONY: modules install module-checkpatch module-clean
+module-srcs:
+	@echo $(MODULE_SRCS)
+
+.PHONY: modules install module-checkpatch module-clean module-srcs

@@ -74,9 +74,9 @@ copy_in()
 	mkdir -p "$(dirname "$2")"
 	cmp -s "$1" "$2" || cp "$1" "$2"
 }
-for f in net/bpfilter/Kbuild net/bpfilter/bpfilter_kern.c net/bpfilter/bpfilter_kfunc.c \
-	net/bpfilter/kfunc.h net/bpfilter/umh.c net/bpfilter/umh.h \
-	net/bpfilter/bpfilter_umh_blob.S include/uapi/linux/bpfilter.h; do
+srcs=$(make -s --no-print-directory module-srcs)
+[ -n "$srcs" ]
+for f in $srcs; do
 	copy_in "$f" "$root$src/$f"
 done
 strip --strip-debug -o "$out/bpfilter_umh.trixie" net/bpfilter/bpfilter_umh
