@@ -61,6 +61,7 @@
 #include "btf.h"
 #include "codegen.h"
 #include "context.h"
+#include "family.h"
 #include "sockdiag.h"
 #include "table.h"
 
@@ -207,7 +208,7 @@ static bool table_is_accept_all(const struct table *t)
 		r = &t->rules[t->hook_rule[h]];
 		if (r->target.kind != TARGET_VERDICT || r->target.verdict != -NF_ACCEPT - 1 ||
 		    r->num_matches ||
-		    !rule_unconditional((const void *)((const char *)t->entries + r->offset)))
+		    !rule_unconditional(t->fam, (const char *)t->entries + r->offset))
 			return false;
 	}
 	return true;
@@ -275,7 +276,9 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 	bool verifier;
 	int fd;
 
-	snprintf(name, sizeof(name), "bpf_flt_%s", codegen_hook_name(hook));
+	/* bpf_flt_FORWARD, bpf_ip6_FORWARD: at most 15 characters. */
+	snprintf(name, sizeof(name), "bpf_%s_%s", t->fam == &family_ipv4 ? "flt" : "ip6",
+		 codegen_hook_name(hook));
 	if (!g->log)
 		g->log = malloc(VERIFIER_LOG_SIZE);
 	l.log = g->log;
@@ -365,7 +368,7 @@ static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsig
 	for (i = 0; i < sizeof(prio_order) / sizeof(prio_order[0]); i++) {
 		LIBBPF_OPTS(bpf_link_create_opts, opts);
 
-		opts.netfilter.pf = NFPROTO_IPV4;
+		opts.netfilter.pf = ns->fam->nfproto;
 		opts.netfilter.hooknum = hook;
 		opts.netfilter.priority = prio_order[i];
 		fd = bpf_link_create(prog_fd, 0, BPF_NETFILTER, &opts);
@@ -397,7 +400,8 @@ static int attach_dispatchers(struct context *ctx, struct bpf_global *g, struct 
 		struct codegen cg;
 		char name[16];
 
-		snprintf(name, sizeof(name), "bpfilter_%s", disp_names[i]);
+		snprintf(name, sizeof(name), "bpfilter%s_%s", ns->fam == &family_ipv4 ? "" : "6",
+			 disp_names[i]);
 		codegen_init(&cg, &g->bi);
 		err = codegen_dispatcher(&cg, h);
 		if (!err)
@@ -646,10 +650,11 @@ static int bpf_read_counters(struct context *ctx, struct netns *ns, const struct
 	return err;
 }
 
-/* Path of @ns's pinned object @what in the bpffs directory. */
-static void pin_path(struct context *ctx, uint32_t ino, const char *what, char *buf, size_t len)
+/* Path of @ns's pinned object @what in the bpffs directory: <ino>_[ip6_]<what>. */
+static void pin_path(struct context *ctx, const struct netns *ns, const char *what, char *buf,
+		     size_t len)
 {
-	snprintf(buf, len, "/proc/self/fd/%d/%u_%s", ctx->bpffs_fd, ino, what);
+	snprintf(buf, len, "/proc/self/fd/%d/%u_%s%s", ctx->bpffs_fd, ns->ino, ns->fam->tag, what);
 }
 
 /* Identity of a table's contents (FNV-1a): which counters map belongs to it. */
@@ -671,7 +676,7 @@ static void pin_one(struct context *ctx, struct netns *ns, int fd, const char *w
 {
 	char path[128];
 
-	pin_path(ctx, ns->ino, what, path, sizeof(path));
+	pin_path(ctx, ns, what, path, sizeof(path));
 	unlink(path);
 	if (bpf_obj_pin(fd, path))
 		bf_warn(ctx, "bpf: netns %u: cannot pin %s: %d (enforcement will not survive a "
@@ -704,13 +709,13 @@ static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 		if (b->cont_fd[filter_hooks[i]] >= 0) {
 			pin_one(ctx, ns, b->cont_fd[filter_hooks[i]], cont_pins[i]);
 		} else {
-			pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
+			pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
 			unlink(path);
 		}
 	}
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(b->table));
 	if (b->cnt_pin[0] && strcmp(b->cnt_pin, name)) {
-		pin_path(ctx, ns->ino, b->cnt_pin, path, sizeof(path));
+		pin_path(ctx, ns, b->cnt_pin, path, sizeof(path));
 		unlink(path);
 	}
 	pin_one(ctx, ns, b->counters_fd, name);
@@ -724,18 +729,18 @@ static void unpin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *
 
 	if (ctx->bpffs_fd < 0 || !b->pinned)
 		return;
-	pin_path(ctx, ns->ino, "slots", path, sizeof(path));
+	pin_path(ctx, ns, "slots", path, sizeof(path));
 	unlink(path);
-	pin_path(ctx, ns->ino, "runs", path, sizeof(path));
+	pin_path(ctx, ns, "runs", path, sizeof(path));
 	unlink(path);
 	for (i = 0; i < NHOOKS; i++) {
-		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
+		pin_path(ctx, ns, link_pins[i], path, sizeof(path));
 		unlink(path);
-		pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
+		pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
 		unlink(path);
 	}
 	if (b->cnt_pin[0]) {
-		pin_path(ctx, ns->ino, b->cnt_pin, path, sizeof(path));
+		pin_path(ctx, ns, b->cnt_pin, path, sizeof(path));
 		unlink(path);
 	}
 }
@@ -785,7 +790,7 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 		return 0;
 	if (!can_enforce(ctx, g, ns, t))
 		return -EOPNOTSUPP;
-	pin_path(ctx, ns->ino, "slots", path, sizeof(path));
+	pin_path(ctx, ns, "slots", path, sizeof(path));
 	fd = ctx->bpffs_fd >= 0 ? bpf_obj_get(path) : -1;
 	if (fd < 0) {
 		/* Nothing pinned: attach anew from inside the namespace. */
@@ -810,19 +815,19 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	 * The pinned programs' runs map: its level-0 busy flags keep them and
 	 * ours from plain-adding into one counters element (codegen.h).
 	 */
-	pin_path(ctx, ns->ino, "runs", path, sizeof(path));
+	pin_path(ctx, ns, "runs", path, sizeof(path));
 	b->runs_fd = bpf_obj_get(path);
 	if (b->runs_fd >= 0 && !codegen_runs_fit(b->runs_fd))
 		close_fd(&b->runs_fd);
 	for (i = 0; i < NHOOKS; i++) {
-		pin_path(ctx, ns->ino, link_pins[i], path, sizeof(path));
+		pin_path(ctx, ns, link_pins[i], path, sizeof(path));
 		b->link_fd[filter_hooks[i]] = bpf_obj_get(path);
 		/* Held until the switch: the pinned programs still tail-call through them. */
-		pin_path(ctx, ns->ino, cont_pins[i], path, sizeof(path));
+		pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
 		b->cont_fd[filter_hooks[i]] = bpf_obj_get(path);
 	}
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(t));
-	pin_path(ctx, ns->ino, name, path, sizeof(path));
+	pin_path(ctx, ns, name, path, sizeof(path));
 	cnt = bpf_obj_get(path);
 	/*
 	 * One of another layout (a helper of another version pinned it) is not

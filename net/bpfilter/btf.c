@@ -300,6 +300,7 @@ int btf_info_load(struct btf_info *bi)
 	bi->kf_dynptr_slice = btf__find_by_name_kind(btf, "bpf_dynptr_slice", BTF_KIND_FUNC);
 	bi->kf_rdonly_cast = btf__find_by_name_kind(btf, "bpf_rdonly_cast", BTF_KIND_FUNC);
 	bi->ty_iphdr = btf__find_by_name_kind(btf, "iphdr", BTF_KIND_STRUCT);
+	bi->ty_ipv6hdr = btf__find_by_name_kind(btf, "ipv6hdr", BTF_KIND_STRUCT);
 	bi->ty_tcphdr = btf__find_by_name_kind(btf, "tcphdr", BTF_KIND_STRUCT);
 	bi->ty_udphdr = btf__find_by_name_kind(btf, "udphdr", BTF_KIND_STRUCT);
 	if (bi->kf_dynptr_from_skb < 0 || bi->kf_dynptr_slice < 0 || bi->kf_rdonly_cast < 0 ||

@@ -19,6 +19,7 @@ struct btf_info {
 	int32_t kf_rdonly_cast;
 	/* BTF type ids of the headers bpf_rdonly_cast() gives a packet pointer. */
 	int32_t ty_iphdr;
+	int32_t ty_ipv6hdr;	/* struct ipv6hdr, or < 0: no IPv6 programs */
 	int32_t ty_tcphdr;
 	int32_t ty_udphdr;
 	/* Byte offsets of members of kernel structs. */

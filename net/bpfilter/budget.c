@@ -7,6 +7,7 @@
  * every saved namespace, counts them on the same budgets at once.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "budget.h"
 #include "context.h"
@@ -18,17 +19,31 @@ struct usage {
 	uint64_t bytes;
 };
 
-/* What @req's owner holds, leaving out namespace @skip (0: none). */
+/* Is @ns the first of its namespace's families in the list (count the namespace once)? */
+static bool first_of_ino(const struct context *ctx, const struct netns *ns)
+{
+	const struct netns *o;
+
+	for (o = ctx->netns; o != ns; o = o->next)
+		if (o->ino == ns->ino && o->limited && o->owner_uid == ns->owner_uid)
+			return false;
+	return true;
+}
+
+/* What @req's owner holds, leaving out the tables @skip (NULL: none). */
 static struct usage owner_usage(const struct context *ctx, const struct mbox_request *req,
-				uint32_t skip)
+				const struct netns *skip)
 {
 	struct usage u = {};
 	const struct netns *ns;
 
 	for (ns = ctx->netns; ns; ns = ns->next) {
-		if (!ns->limited || ns->owner_uid != req->owner_uid || ns->ino == skip)
+		if (!ns->limited || ns->owner_uid != req->owner_uid)
 			continue;
-		u.netns++;
+		if (first_of_ino(ctx, ns))
+			u.netns++;
+		if (ns == skip)
+			continue;
 		u.entries += ns->filter->num_entries;
 		u.bytes += ns->filter->size;
 	}
@@ -41,7 +56,7 @@ int budget_check_netns(struct context *ctx, const struct mbox_request *req)
 
 	if (!(req->flags & BPFILTER_REQ_LIMITED) || !req->max_netns)
 		return 0;
-	u = owner_usage(ctx, req, 0);
+	u = owner_usage(ctx, req, NULL);
 	if (u.netns < req->max_netns)
 		return 0;
 	bf_warn(ctx, "netns %u: user %u has tables in %u namespaces: at the limit "
@@ -56,7 +71,7 @@ int budget_check_table(struct context *ctx, const struct mbox_request *req,
 
 	if (!(req->flags & BPFILTER_REQ_LIMITED))
 		return 0;
-	u = owner_usage(ctx, req, ns->ino);
+	u = owner_usage(ctx, req, ns);
 	u.entries += entries;
 	u.bytes += bytes;
 	if (req->max_entries && u.entries > req->max_entries) {

@@ -45,6 +45,7 @@
 #include <bpf/libbpf.h>
 
 #include "codegen.h"
+#include "family.h"
 #include "match.h"
 #include "rule.h"
 #include "table.h"
@@ -846,6 +847,151 @@ static void gen_ct_entry(struct codegen *cg)
 	cg_place(cg, done);
 }
 
+/* IPv4: the header (too short: ip_rcv() would never pass it; drop), fragment offset, thoff. */
+static void gen_ipv4_header(struct codegen *cg, const struct cg_header *iph)
+{
+	uint32_t short_iph = cg_new_label(cg), iph_ok = cg_new_label(cg);
+
+	gen_read_header(cg, CG_OFF_IPH, iph, -1, short_iph);
+	cg_ja(cg, iph_ok);
+	cg_place(cg, short_iph);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, iph_ok);
+
+	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, CG_REG_PKT, CG_OFF_IPH + 6));
+	cg_emit(cg, CG_BE16(CG_REG_FRAG));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_FRAG, 0x1fff));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, 0x0f));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_THOFF));
+}
+
+/* Jump to @label if @reg is one of ipv6_ext_hdr()'s headers but NEXTHDR_NONE. */
+static void jmp_if_ext_hdr(struct codegen *cg, int reg, uint32_t label)
+{
+	static const uint8_t ext[] = { IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_FRAGMENT,
+				       IPPROTO_AH, IPPROTO_DSTOPTS };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ext); i++)
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, reg, ext[i], 0), label);
+}
+
+/*
+ * ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL) as ip6_packet_match()
+ * calls it, once per packet: CG_OFF_NH, CG_OFF_THOFF and r9, or
+ * CG_NH_BAD where it returns an error with fragoff 0 (a header cut
+ * short, a later fragment followed by another extension header), and
+ * past CG_IP6_MAX_EXTHDRS headers: fail closed. r8 holds the offset.
+ */
+static void gen_ipv6_walk(struct codegen *cg)
+{
+	const int hdr = CG_OFF_SETKEY;	/* free until the rules: the header's first 4 bytes */
+	uint32_t found = cg_new_label(cg), bad = cg_new_label(cg), done = cg_new_label(cg);
+	unsigned int k;
+
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IP6 + 6));
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_NH));
+	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 40));
+	for (k = 0; k < CG_IP6_MAX_EXTHDRS; k++) {
+		uint32_t ext = cg_new_label(cg), two = cg_new_label(cg), read = cg_new_label(cg);
+		uint32_t notfrag = cg_new_label(cg), opt = cg_new_label(cg);
+		uint32_t next = cg_new_label(cg), later = cg_new_label(cg), auth = cg_new_label(cg);
+
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+		jmp_if_ext_hdr(cg, BPF_REG_1, ext);
+		cg_ja(cg, found);
+		cg_place(cg, ext);
+		/* The routing and fragment headers are read 4 bytes deep, the others 2. */
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_ROUTING, 0), read);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_FRAGMENT, 0), two);
+		cg_place(cg, read);
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_L4ERR));
+		cg_read_packet(cg, hdr, 4);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JSLT, BPF_REG_0, 0, 0), bad);
+		cg_ja(cg, next);
+		cg_place(cg, two);
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_4, CG_REG_L4ERR));
+		cg_read_packet(cg, hdr, 2);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JSLT, BPF_REG_0, 0, 0), bad);
+		cg_place(cg, next);
+
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, hdr + 1));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_FRAGMENT, 0), notfrag);
+		/* Fragment header: 8 bytes; a later fragment ends the walk (ipv6_find_hdr()). */
+		cg_emit(cg, CG_LDX(BPF_H, BPF_REG_3, CG_REG_PKT, hdr + 2));
+		cg_emit(cg, CG_BE16(BPF_REG_3));
+		cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, 0xfff8));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_3, 0, 0), later);
+		cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, 8));
+		cg_ja(cg, opt);
+		cg_place(cg, later);
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, hdr));
+		jmp_if_ext_hdr(cg, BPF_REG_1, bad);
+		/* Its protocol, with the offset; *offset is left alone: thoff 0. */
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_NH));
+		cg_emit(cg, CG_MOV64_REG(CG_REG_FRAG, BPF_REG_3));
+		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 0));
+		cg_ja(cg, found);
+		cg_place(cg, notfrag);
+		/* AH: (hdrlen + 2) * 4 bytes (ipv6_authlen()); others (hdrlen + 1) * 8. */
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_AH, 0), auth);
+		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
+		cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 3));
+		cg_ja(cg, opt);
+		cg_place(cg, auth);
+		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 2));
+		cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+		cg_place(cg, opt);
+		cg_emit(cg, CG_ALU64_REG(BPF_ADD, CG_REG_L4ERR, BPF_REG_2));
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, hdr));
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_NH));
+	}
+	/* A last header that is not the protocol yet: more than we walk. */
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+	jmp_if_ext_hdr(cg, BPF_REG_1, bad);
+	cg_place(cg, found);
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, CG_REG_L4ERR, CG_OFF_THOFF));
+	cg_ja(cg, done);
+	cg_place(cg, bad);
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_NH, CG_NH_BAD));
+	cg_emit(cg, CG_MOV64_IMM(CG_REG_FRAG, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_THOFF, 0));
+	cg_place(cg, done);
+}
+
+/*
+ * IPv6: the fixed header (too short: ipv6_rcv() would never pass it;
+ * drop), then the protocol behind the extension headers if a rule tests
+ * it or reads the transport header.
+ */
+static void gen_ipv6_header(struct codegen *cg)
+{
+	const struct cg_header ip6h = { 40, cg->bi->ty_ipv6hdr, 5,
+		{ { 0, BPF_DW }, { 8, BPF_DW }, { 16, BPF_DW }, { 24, BPF_DW }, { 32, BPF_DW } } };
+	uint32_t short_iph = cg_new_label(cg), iph_ok = cg_new_label(cg);
+
+	if (cg->bi->ty_ipv6hdr < 0) {
+		cg->err = -EOPNOTSUPP;
+		return;
+	}
+	/* The walk reads the packet with bpf_dynptr_read(). */
+	gen_dynptr_from_skb(cg);
+	gen_read_header(cg, CG_OFF_IP6, &ip6h, -1, short_iph);
+	cg_ja(cg, iph_ok);
+	cg_place(cg, short_iph);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, iph_ok);
+
+	cg_emit(cg, CG_MOV64_IMM(CG_REG_FRAG, 0));
+	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_THOFF, 0));
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_NH, CG_NH_BAD));
+	if (cg->need_proto || (cg->needs & CG_NEED_ANY_L4))
+		gen_ipv6_walk(cg);
+}
+
 /*
  * Prologue: the packet context of codegen.h. Packet bytes are copied to the
  * scratch area by gen_read_header() (data starts at the IPv4 header at these
@@ -872,18 +1018,20 @@ static void gen_prologue(struct codegen *cg)
 	const struct cg_header ports = { 4, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
 	const struct cg_header esph = { 8, bi->ty_udphdr, 2, { { 0, BPF_H }, { 2, BPF_H } } };
 	const struct cg_header ahh = { 12, bi->ty_udphdr, 2, { { 4, BPF_H }, { 6, BPF_H } } };
+	const bool v6 = cg->table->fam != &family_ipv4;
+	/* IPv6: AH is an extension header ipv6_find_hdr() walks past, never the protocol. */
 	const struct { uint8_t proto; const struct cg_header *h; uint32_t need; } l4[] = {
 		{ IPPROTO_TCP, &tcph, CG_NEED_L4 | CG_NEED_PORTS },	/* tcp_mt() */
 		{ IPPROTO_UDP, &udph, CG_NEED_L4 | CG_NEED_PORTS },	/* udp_mt() */
-		{ IPPROTO_ICMP, &udph, CG_NEED_L4 },			/* icmp_match() */
+		{ v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP, &udph, CG_NEED_L4 }, /* icmp(6)_match() */
 		{ IPPROTO_UDPLITE, &ports, CG_NEED_PORTS },		/* multiport_mt() */
 		{ IPPROTO_SCTP, &ports, CG_NEED_PORTS },
 		{ IPPROTO_DCCP, &ports, CG_NEED_PORTS },
 		{ IPPROTO_ESP, &esph, CG_NEED_ESP },			/* esp_mt() */
-		{ IPPROTO_AH, &ahh, CG_NEED_AH },			/* ah_mt() */
+		{ v6 ? IPPROTO_NONE : IPPROTO_AH, &ahh, v6 ? 0 : CG_NEED_AH }, /* ah_mt() */
 	};
 	const unsigned int nl4 = sizeof(l4) / sizeof(l4[0]);
-	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, shared, short_iph, iph_ok, cut;
+	uint32_t done, read[sizeof(l4) / sizeof(l4[0])], take, next, shared, cut;
 	bool own[sizeof(l4) / sizeof(l4[0])], use[sizeof(l4) / sizeof(l4[0])];
 	unsigned int i, j;
 
@@ -966,22 +1114,12 @@ static void gen_prologue(struct codegen *cg)
 	if (cg->needs & CG_NEED_CT_ENTRY)
 		gen_ct_entry(cg);
 
-	/* Shorter than an IPv4 header: ip_rcv() would never pass it; drop. */
-	short_iph = cg_new_label(cg);
-	gen_read_header(cg, CG_OFF_IPH, &iph, -1, short_iph);
-	iph_ok = cg_new_label(cg);
-	cg_ja(cg, iph_ok);
-	cg_place(cg, short_iph);
-	cg_exit_verdict(cg, CG_NF_DROP);
-	cg_place(cg, iph_ok);
-
-	cg_emit(cg, CG_LDX(BPF_H, CG_REG_FRAG, CG_REG_PKT, CG_OFF_IPH + 6));
-	cg_emit(cg, CG_BE16(CG_REG_FRAG));
-	cg_emit(cg, CG_ALU64_IMM(BPF_AND, CG_REG_FRAG, 0x1fff));
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH));
-	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, 0x0f));
-	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_1, 2));
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_1, CG_OFF_THOFF));
+	if (cg->table->fam == &family_ipv4)
+		gen_ipv4_header(cg, &iph);
+	else
+		gen_ipv6_header(cg);
+	if (cg->err)
+		return;
 
 	/* For rules that read packet bytes themselves (cg_read_packet()). */
 	if (cg->needs & CG_NEED_PKT)
@@ -1011,7 +1149,10 @@ static void gen_prologue(struct codegen *cg)
 	for (i = 0; i < 3; i++)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_L4 + 8 * i, 0));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
+	if (v6)
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+	else
+		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
 	for (i = 0; i < nl4; i++) {
 		use[i] = cg->needs & l4[i].need;
 		if (!use[i])
@@ -1044,14 +1185,44 @@ static void gen_prologue(struct codegen *cg)
 		gen_tcp_option_walk(cg);
 }
 
-/* (addr & mask) != want, inverted by @inv, fails the rule (ip_packet_match()). */
-static void gen_addr(struct codegen *cg, int off, uint32_t want, uint32_t mask, bool inv)
+/*
+ * (addr & mask) != want over @words 32-bit words at scratch + @off,
+ * inverted by @inv, fails the rule (ip_packet_match(),
+ * ipv6_masked_addr_cmp()). @want, @mask: network order.
+ */
+static void gen_addr(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,
+		     unsigned int words, bool inv)
 {
-	if (!want && !mask && !inv)
+	uint32_t w[4], m[4], differ = CG_NO_LABEL;
+	bool any = inv;
+	unsigned int i;
+
+	memcpy(w, want, 4 * words);
+	memcpy(m, mask, 4 * words);
+	for (i = 0; i < words; i++)
+		any |= w[i] || m[i];
+	if (!any)
 		return;
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, off));
-	cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, (int32_t)mask));
-	cg_jmp_fail(cg, CG_JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, (int32_t)want, 0));
+	if (inv)
+		differ = cg_new_label(cg);
+	for (i = 0; i < words; i++) {
+		struct bpf_insn ne;
+
+		if (!w[i] && !m[i])
+			continue;
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, off + 4 * i));
+		cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, (int32_t)m[i]));
+		ne = CG_JMP32_IMM(BPF_JNE, BPF_REG_1, (int32_t)w[i], 0);
+		if (inv)
+			cg_jmp(cg, ne, differ);
+		else
+			cg_jmp_fail(cg, ne);
+	}
+	/* Inverted: every word equal fails the rule. */
+	if (inv) {
+		cg_ja_fail(cg);
+		cg_place(cg, differ);
+	}
 }
 
 /* ifname_compare_aligned(): (name ^ want) & mask over IFNAMSIZ bytes. */
@@ -1082,13 +1253,51 @@ static void gen_iface(struct codegen *cg, int off, const char *want, const unsig
 	cg_jmp_fail(cg, CG_JMP_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, 0, 0));
 }
 
-/* ip_packet_match(), field by field. */
-static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
+/*
+ * Does the extension's generator hold for this table's family? Every one
+ * does for IPv4; for IPv6 those registered for it, and the NFPROTO_UNSPEC
+ * ones whose test reads nothing of the network header.
+ */
+static bool ext_translates(const struct codegen *cg, const struct ext_id *id)
+{
+	return cg->table->fam == &family_ipv4 || (id->families & EXT_IPV6) || id->any_family;
+}
+
+/*
+ * ip6_packet_match()'s protocol: ipv6_find_hdr()'s error hotdrops; the
+ * protocol found matches @proto, or any for -p all (0) unless inverted.
+ */
+static void gen_ip6_proto(struct codegen *cg, const struct rule_ip *ip)
+{
+	bool inv = ip->invflags & IPT_INV_PROTO;
+
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, CG_NH_BAD));
+	cg_emit(cg, CG_ALU64_REG(BPF_SUB, BPF_REG_2, BPF_REG_1));
+	cg_drop_if(cg, BPF_REG_2, false);
+	if (inv)
+		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, ip->proto, 0));
+	else if (ip->proto)
+		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, ip->proto, 0));
+}
+
+/* ip_packet_match() / ip6_packet_match(), field by field. */
+static void gen_ip(struct codegen *cg, const struct rule_ip *ip)
 {
 	uint8_t inv = ip->invflags;
 
-	gen_addr(cg, CG_OFF_IPH + 12, ip->src.s_addr, ip->smsk.s_addr, inv & IPT_INV_SRCIP);
-	gen_addr(cg, CG_OFF_IPH + 16, ip->dst.s_addr, ip->dmsk.s_addr, inv & IPT_INV_DSTIP);
+	if (cg->table->fam != &family_ipv4) {
+		gen_addr(cg, CG_OFF_IP6 + 8, ip->src, ip->smsk, 4, inv & IPT_INV_SRCIP);
+		gen_addr(cg, CG_OFF_IP6 + 24, ip->dst, ip->dmsk, 4, inv & IPT_INV_DSTIP);
+		gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
+		gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask,
+			  inv & IPT_INV_VIA_OUT);
+		if (ip->flags & RULE_F_PROTO)
+			gen_ip6_proto(cg, ip);
+		return;
+	}
+	gen_addr(cg, CG_OFF_IPH + 12, ip->src, ip->smsk, 1, inv & IPT_INV_SRCIP);
+	gen_addr(cg, CG_OFF_IPH + 16, ip->dst, ip->dmsk, 1, inv & IPT_INV_DSTIP);
 	gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
 	gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask, inv & IPT_INV_VIA_OUT);
 	if (ip->proto) {
@@ -1097,7 +1306,7 @@ static void gen_ip(struct codegen *cg, const struct ipt_ip *ip)
 					   ip->proto, 0));
 	}
 	/* NF_INVF(IPT_INV_FRAG, (flags & IPT_F_FRAG) && !fragoff) fails the rule. */
-	if (ip->flags & IPT_F_FRAG)
+	if (ip->flags & RULE_F_FRAG)
 		cg_jmp_fail(cg, CG_JMP_IMM((inv & IPT_INV_FRAG) ? BPF_JNE : BPF_JEQ, CG_REG_FRAG,
 					   0, 0));
 	else if (inv & IPT_INV_FRAG)
@@ -1319,15 +1528,18 @@ static void table_needs(struct codegen *cg, const struct table *t)
 
 	cg->need_indev = false;
 	cg->need_outdev = false;
+	cg->need_proto = false;
 	cg->needs = 0;
 	for (i = 0; i < t->num_entries; i++) {
 		const struct rule *r = &t->rules[i];
-		const struct ipt_ip *ip = &r->ip;
+		const struct rule_ip *ip = &r->ip;
 
 		if (memcmp(ip->iniface_mask, any, IFNAMSIZ) || (ip->invflags & IPT_INV_VIA_IN))
 			cg->need_indev = true;
 		if (memcmp(ip->outiface_mask, any, IFNAMSIZ) || (ip->invflags & IPT_INV_VIA_OUT))
 			cg->need_outdev = true;
+		if (ip->flags & RULE_F_PROTO)
+			cg->need_proto = true;
 		for (k = 0; k < r->num_matches; k++) {
 			const struct match *m = &r->matches[k];
 
@@ -1392,7 +1604,7 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		}
 		if (r->target.jump_index >= t->num_entries)
 			return -EINVAL;
-		if (r->ip.flags & IPT_F_GOTO)
+		if (r->ip.flags & RULE_F_GOTO)
 			return gen_seq(cg, w, r->target.jump_index);
 		if (w->nframes >= cg->stacksize) {
 			/* ipt_do_table(): jump stack overflow is NF_DROP. */
@@ -1412,7 +1624,7 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		return 0;
 	case TARGET_OTHER:
 		/* The extension's own generator: a verdict, or on to the next rule. */
-		if (r->target.ops->gen) {
+		if (r->target.ops->gen && ext_translates(cg, &r->target.ops->id)) {
 			*terminal = !r->target.ops->continues;
 			return r->target.ops->gen(cg, r, &r->target);
 		}
@@ -1485,7 +1697,7 @@ static int gen_rule(struct codegen *cg, struct cg_walk *w, uint32_t i, bool *sto
 		const struct match *m = &r->matches[k];
 
 		/* The extension's own generator (match_ops.gen): none, no translation. */
-		if (!m->ops->gen) {
+		if (!m->ops->gen || !ext_translates(cg, &m->ops->id)) {
 			err = -EOPNOTSUPP;
 			goto out;
 		}

@@ -2,7 +2,7 @@
 /*
  * The BPF program builder: turns one built-in chain of a validated filter
  * table into a BPF_PROG_TYPE_NETFILTER program that judges packets exactly
- * as ipt_do_table() does.
+ * as ipt_do_table() (ip6t_do_table() for an IPv6 table) does.
  *
  * Pipeline (codegen_hook()): prologue (packet context into a scratch area),
  * the rules from the hook's entry point in blob order with user chains
@@ -20,7 +20,8 @@
  *       esp 8, ah 12, udplite/sctp/dccp 4 bytes), only the 4 bytes of the
  *       ports, or nothing (ip_tables: skb_header_pointer() == NULL =>
  *       hotdrop for a match that needs more)
- *   r9  fragment offset: ntohs(iph->frag_off) & IP_OFFSET
+ *   r9  fragment offset: ntohs(iph->frag_off) & IP_OFFSET; for IPv6 the
+ *       byte offset of the fragment header ipv6_find_hdr() found (0 if none)
  *   r0-r5 scratch, clobbered by calls.
  * Rules never touch the stack: packet data is in the scratch area, a map
  * value. Every register at a rule boundary is then a scalar or one of
@@ -46,15 +47,15 @@ struct match;
 /*
  * Scratch area slots (offsets from r6) filled by the prologue. Of the
  * headers, only the bytes rules read are sure to be copied (gen_prologue()):
- * IPv4 0-7, 9 and 12-19 (and 8 with CG_NEED_TTL); transport 0-3, for TCP
- * 12-13, for AH 4-7.
+ * IPv4 0-7, 9 and 12-19 (and 8 with CG_NEED_TTL); IPv6 all 40; transport
+ * 0-3, for TCP 12-13, for AH 4-7.
  */
 #define CG_OFF_IPH	0	/* copy of the IPv4 header, 20 bytes */
 #define CG_OFF_L4	24	/* copy of the transport header, up to 20 bytes */
 #define CG_OFF_INDEV	48	/* state->in->name or 16 zero bytes */
 #define CG_OFF_OUTDEV	64	/* state->out->name or 16 zero bytes */
 #define CG_OFF_SKBLEN	80	/* skb->len as u64, what ip_tables counts */
-#define CG_OFF_THOFF	88	/* u64: transport header offset, iph->ihl * 4 */
+#define CG_OFF_THOFF	88	/* u64: transport header offset, iph->ihl * 4 (IPv6: CG_OFF_NH's) */
 #define CG_OFF_OPTS	96	/* 40 bytes: copy of the TCP options */
 #define CG_OFF_OPTSET	136	/* 256 bits: option kinds tcp_find_option() would see */
 #define CG_OFF_OPTST	168	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
@@ -72,7 +73,18 @@ struct match;
 #define CG_KARG_SIZE	232
 #define CG_OFF_SHARED	544	/* u32: non-zero when r7 is the shared element: atomic adds */
 #define CG_OFF_RULE	548	/* u32: index of the rule a count-and-exit block counts */
-#define CG_SCRATCH_SIZE	552
+#define CG_OFF_IP6	552	/* copy of the IPv6 header, 40 bytes */
+/*
+ * u32: the protocol ipv6_find_hdr() finds past the extension headers
+ * (rules with RULE_F_PROTO need it), or CG_NH_BAD where it fails
+ * without a fragment offset: ip6_packet_match() then hotdrops.
+ */
+#define CG_OFF_NH	592
+#define CG_SCRATCH_SIZE	600
+
+#define CG_NH_BAD	0x100u
+/* Extension headers the prologue walks; a longer chain fails closed (CG_NH_BAD). */
+#define CG_IP6_MAX_EXTHDRS	8
 
 /* Stack slots (offsets from r10), used by the prologue and tail calls only. */
 #define CG_STK_CTX	(-8)	/* struct bpf_nf_ctx *, the program's context */
@@ -281,6 +293,7 @@ struct codegen {
 	uint32_t needs;		/* CG_NEED_* of all the table's matches */
 	bool need_indev;	/* some rule tests -i: the prologue copies CG_OFF_INDEV */
 	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
+	bool need_proto;	/* IPv6: some rule tests -p: the prologue walks to CG_OFF_NH */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
 	uint32_t seg_insns;	/* cut when the rules' code passes this size; 0: one program */
 	uint32_t prologue_len;	/* instructions before the first rule */

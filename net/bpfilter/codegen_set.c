@@ -39,6 +39,7 @@
 #include <bpf/bpf.h>
 
 #include "codegen.h"
+#include "family.h"
 #include "match.h"
 #include "rule.h"
 #include "table.h"
@@ -158,11 +159,22 @@ static int prefix_len(uint32_t m)
 	return n;
 }
 
-/* Fill @it from rule @r; false if the rule cannot be part of a folded run. */
+/* The IPv4 address in the first bytes of a struct rule_ip address. */
+static uint32_t addr4(const uint8_t *a)
+{
+	uint32_t v;
+
+	memcpy(&v, a, sizeof(v));
+	return v;
+}
+
+/* Fill @it from IPv4 rule @r; false if the rule cannot be part of a folded run. */
 static bool classify(const struct rule *r, struct run_item *it)
 {
-	const struct ipt_ip *ip = &r->ip;
-	bool s = ip->smsk.s_addr, d = ip->dmsk.s_addr;
+	const struct rule_ip *ip = &r->ip;
+	uint32_t src = addr4(ip->src), dst = addr4(ip->dst);
+	uint32_t smsk = addr4(ip->smsk), dmsk = addr4(ip->dmsk);
+	bool s = smsk, d = dmsk;
 	const struct match *m = NULL;
 	unsigned int k, n = 0;
 	int plen;
@@ -174,16 +186,16 @@ static bool classify(const struct rule *r, struct run_item *it)
 	     r->target.verdict != XT_RETURN))
 		return false;
 	it->shape.verdict = r->target.verdict;
-	if (ip->flags || ip->invflags || !zero(ip->iniface_mask, IFNAMSIZ) ||
+	if ((ip->flags & ~RULE_F_PROTO) || ip->invflags || !zero(ip->iniface_mask, IFNAMSIZ) ||
 	    !zero(ip->outiface_mask, IFNAMSIZ))
 		return false;
 
 	/* At most one of -s / -d, a prefix mask, no address bits outside it. */
-	if ((s && d) || (!s && ip->src.s_addr) || (!d && ip->dst.s_addr))
+	if ((s && d) || (!s && src) || (!d && dst))
 		return false;
 	if (s || d) {
-		uint32_t a = s ? ip->src.s_addr : ip->dst.s_addr;
-		uint32_t m = s ? ip->smsk.s_addr : ip->dmsk.s_addr;
+		uint32_t a = s ? src : dst;
+		uint32_t m = s ? smsk : dmsk;
 
 		plen = prefix_len(m);
 		if (plen <= 0 || (a & ~m))
@@ -260,7 +272,8 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i)
 	struct run_item first, it;
 	uint32_t n;
 
-	if (!cg->fold_min || !classify(&t->rules[i], &first))
+	/* Sets are keyed by IPv4 addresses: IPv6 rules stay rules. */
+	if (!cg->fold_min || t->fam != &family_ipv4 || !classify(&t->rules[i], &first))
 		return 0;
 	for (n = 1; i + n < t->num_entries; n++)
 		if (!classify(&t->rules[i + n], &it) || !same_shape(&it.shape, &first.shape))

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "family.h"
 #include "state.h"
 #include "table.h"
 
@@ -43,15 +44,19 @@ static void reload_saved(struct context *ctx)
 		return;
 	}
 	while ((de = readdir(dir))) {
+		const struct family *fam;
 		unsigned long ino;
 		struct netns *ns;
 		char *end;
 
 		ino = strtoul(de->d_name, &end, 10);
-		if (end == de->d_name || strcmp(end, ".table") || ino > UINT32_MAX)
+		if (end == de->d_name || ino > UINT32_MAX)
 			continue;
-		if (context_get_netns(ctx, ino, &ns))
-			bf_warn(ctx, "netns %lu: saved table not restored", ino);
+		fam = state_file_family(end);
+		if (!fam)
+			continue;
+		if (context_get_netns(ctx, ino, fam, &ns))
+			bf_warn(ctx, "netns %lu: saved %s table not restored", ino, fam->name);
 	}
 	closedir(dir);
 }
@@ -89,22 +94,23 @@ void context_fini(struct context *ctx)
 	log_fini(&ctx->log);
 }
 
-struct netns *context_find_netns(struct context *ctx, uint32_t ino)
+struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam)
 {
 	struct netns *ns;
 
 	for (ns = ctx->netns; ns; ns = ns->next)
-		if (ns->ino == ino)
+		if (ns->ino == ino && (!fam || ns->fam == fam))
 			return ns;
 	return NULL;
 }
 
-int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
+int context_get_netns(struct context *ctx, uint32_t ino, const struct family *fam,
+		      struct netns **out)
 {
 	struct netns *ns;
 	int err;
 
-	ns = context_find_netns(ctx, ino);
+	ns = context_find_netns(ctx, ino, fam);
 	if (ns) {
 		*out = ns;
 		return 0;
@@ -113,6 +119,7 @@ int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
 	if (!ns)
 		return -ENOMEM;
 	ns->ino = ino;
+	ns->fam = fam;
 	err = state_load(ctx, ns);
 	if (!err && ctx->backend->restore) {
 		err = ctx->backend->restore(ctx, ns, ns->filter);
@@ -123,7 +130,7 @@ int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
 		if (err != -ENOENT)
 			bf_warn(ctx, "netns %u: saved table unusable (%d), starting fresh", ino,
 				err);
-		err = table_create_initial(ctx, &ns->filter);
+		err = table_create_initial(ctx, fam, &ns->filter);
 		if (err) {
 			free(ns);
 			return err;
@@ -137,14 +144,14 @@ int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out)
 
 void context_netns_exit(struct context *ctx, uint32_t ino)
 {
-	struct netns **pp, *ns;
+	struct netns **pp = &ctx->netns, *ns;
 
-	for (pp = &ctx->netns; *pp; pp = &(*pp)->next) {
-		if ((*pp)->ino == ino)
-			break;
-	}
-	ns = *pp;
-	if (ns) {
+	while (*pp) {
+		ns = *pp;
+		if (ns->ino != ino) {
+			pp = &ns->next;
+			continue;
+		}
 		*pp = ns->next;
 		netns_free(ctx, ns);
 	}

@@ -17,10 +17,16 @@
 
 struct table;
 struct backend_ops;
+struct family;
 
-/* One network namespace, identified by the inode of its ns file (net->ns.inum). */
+/*
+ * The tables of one family in one network namespace, identified by the
+ * inode of its ns file (net->ns.inum): a namespace where IPv4 and IPv6
+ * are both used has two, as it has ip_tables' and ip6_tables' tables.
+ */
 struct netns {
 	uint32_t ino;
+	const struct family *fam;
 	pid_t pid;		/* requester of the request being served (for /proc/PID/ns/net) */
 	struct table *filter;	/* the filter table, never NULL once created */
 	void *backend_priv;	/* owned by the backend */
@@ -49,16 +55,17 @@ int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *ba
 /* Release every namespace (backend release included) and close the log. */
 void context_fini(struct context *ctx);
 /*
- * The namespace @ino, created on first use: reloaded from the state
- * directory if a saved table is there, else with the initial filter table.
- * Returns 0 and *out, or -errno.
+ * The tables of family @fam in namespace @ino, created on first use:
+ * reloaded from the state directory if a saved table is there, else with
+ * the initial filter table. Returns 0 and *out, or -errno.
  */
-int context_get_netns(struct context *ctx, uint32_t ino, struct netns **out);
-/* The namespace @ino if it is known, else NULL; never creates it. */
-struct netns *context_find_netns(struct context *ctx, uint32_t ino);
+int context_get_netns(struct context *ctx, uint32_t ino, const struct family *fam,
+		      struct netns **out);
+/* Those tables if they are known, else NULL (@fam NULL: of any family); never creates them. */
+struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam);
 /*
- * Forget namespace @ino: backend release, free its tables, delete its saved state. Unknown
- * ino is fine.
+ * Forget namespace @ino, every family: backend release, free its tables, delete its saved
+ * state. Unknown ino is fine.
  */
 void context_netns_exit(struct context *ctx, uint32_t ino);
 

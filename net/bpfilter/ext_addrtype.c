@@ -15,12 +15,13 @@
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
+#include "rule.h"
 
 #define HOOKS_IN	((1u << NF_INET_PRE_ROUTING) | (1u << NF_INET_LOCAL_IN))
 #define HOOKS_OUT	((1u << NF_INET_POST_ROUTING) | (1u << NF_INET_LOCAL_OUT))
 
 /* addrtype_mt_checkentry_v1(): one interface limit, on a hook that has that interface. */
-static int addrtype1_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int addrtype1_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_addrtype_info_v1 *info = data;
 	const char *why = NULL;
@@ -28,9 +29,9 @@ static int addrtype1_check(struct context *ctx, const struct ipt_entry *e, const
 	if ((info->flags & XT_ADDRTYPE_LIMIT_IFACE_IN) &&
 	    (info->flags & XT_ADDRTYPE_LIMIT_IFACE_OUT))
 		why = "both incoming and outgoing interface limitation cannot be selected";
-	else if ((e->comefrom & HOOKS_IN) && (info->flags & XT_ADDRTYPE_LIMIT_IFACE_OUT))
+	else if ((r->comefrom & HOOKS_IN) && (info->flags & XT_ADDRTYPE_LIMIT_IFACE_OUT))
 		why = "output interface limitation not valid in PREROUTING and INPUT";
-	else if ((e->comefrom & HOOKS_OUT) && (info->flags & XT_ADDRTYPE_LIMIT_IFACE_IN))
+	else if ((r->comefrom & HOOKS_OUT) && (info->flags & XT_ADDRTYPE_LIMIT_IFACE_IN))
 		why = "input interface limitation not valid in POSTROUTING and OUTPUT";
 	if (!why)
 		return 0;
@@ -93,14 +94,14 @@ static int addrtype1_gen(struct codegen *cg, const struct rule *rule, const stru
 }
 
 const struct match_ops addrtype0_match_ops = {
-	.id = { .name = "addrtype", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "addrtype", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_addrtype_info)),
 	.usersize = sizeof(struct xt_addrtype_info),
 	.gen = addrtype0_gen,
 };
 
 const struct match_ops addrtype1_match_ops = {
-	.id = { .name = "addrtype", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "addrtype", .revision = 1, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_addrtype_info_v1)),
 	.usersize = sizeof(struct xt_addrtype_info_v1),
 	.check = addrtype1_check,

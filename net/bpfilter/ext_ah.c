@@ -11,11 +11,11 @@
 #include "context.h"
 #include "match.h"
 
-static int ah_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int ah_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct ipt_ah *ah = data;
 
-	(void)e;
+	(void)r;
 	if (ah->invflags & ~IPT_AH_INV_MASK) {
 		bf_dbg(ctx, "match 'ah': unknown invflags 0x%x", ah->invflags);
 		return -EINVAL;
@@ -45,7 +45,7 @@ static uint32_t ah_needs(const void *data)
 }
 
 const struct match_ops ah_match_ops = {
-	.id = { .name = "ah", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "ah", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct ipt_ah)),
 	.usersize = sizeof(struct ipt_ah),
 	.proto = IPPROTO_AH,

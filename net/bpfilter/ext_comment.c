@@ -17,7 +17,8 @@ static int comment_gen(struct codegen *cg, const struct rule *rule, const struct
 }
 
 const struct match_ops comment_match_ops = {
-	.id = { .name = "comment", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "comment", .revision = 0, .families = EXT_UNSPEC,
+		.any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_comment_info)),
 	.usersize = sizeof(struct xt_comment_info),
 	.gen = comment_gen,

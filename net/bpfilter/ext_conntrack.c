@@ -247,7 +247,7 @@ CT_REV(3, struct xt_conntrack_mtinfo3, NULL, NULL, i)
  * every payload is taken. .conntrack makes the module hold conntrack.
  */
 #define CONNTRACK_OPS(rev, type) {						\
-	.id = { .name = "conntrack", .revision = rev, .family = NFPROTO_UNSPEC },	\
+	.id = { .name = "conntrack", .revision = rev, .families = EXT_UNSPEC },	\
 	.size = XT_ALIGN(sizeof(type)),						\
 	.usersize = sizeof(type),						\
 	.gen = ct##rev##_gen,							\

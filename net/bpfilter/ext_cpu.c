@@ -11,12 +11,12 @@
 #include "match.h"
 
 /* cpu_mt_check(): invert is 0 or 1. */
-static int cpu_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int cpu_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_cpu_info *info = data;
 
 	(void)ctx;
-	(void)e;
+	(void)r;
 	return info->invert & ~1u ? -EINVAL : 0;
 }
 
@@ -34,7 +34,7 @@ static int cpu_gen(struct codegen *cg, const struct rule *rule, const struct mat
 }
 
 const struct match_ops cpu_match_ops = {
-	.id = { .name = "cpu", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "cpu", .revision = 0, .families = EXT_UNSPEC },
 	.size = XT_ALIGN(sizeof(struct xt_cpu_info)),
 	.usersize = sizeof(struct xt_cpu_info),
 	.check = cpu_check,

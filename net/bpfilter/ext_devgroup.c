@@ -12,6 +12,7 @@
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
+#include "rule.h"
 
 #define HOOKS_SRC ((1u << NF_INET_PRE_ROUTING) | (1u << NF_INET_LOCAL_IN) | \
 		   (1u << NF_INET_FORWARD))
@@ -19,7 +20,7 @@
 		   (1u << NF_INET_POST_ROUTING))
 
 /* devgroup_mt_checkentry(): known flags; each side only where its device exists. */
-static int devgroup_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int devgroup_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_devgroup_info *info = data;
 
@@ -27,9 +28,9 @@ static int devgroup_check(struct context *ctx, const struct ipt_entry *e, const 
 	if (info->flags & ~(XT_DEVGROUP_MATCH_SRC | XT_DEVGROUP_INVERT_SRC |
 			    XT_DEVGROUP_MATCH_DST | XT_DEVGROUP_INVERT_DST))
 		return -EINVAL;
-	if ((info->flags & XT_DEVGROUP_MATCH_SRC) && (e->comefrom & ~HOOKS_SRC))
+	if ((info->flags & XT_DEVGROUP_MATCH_SRC) && (r->comefrom & ~HOOKS_SRC))
 		return -EINVAL;
-	if ((info->flags & XT_DEVGROUP_MATCH_DST) && (e->comefrom & ~HOOKS_DST))
+	if ((info->flags & XT_DEVGROUP_MATCH_DST) && (r->comefrom & ~HOOKS_DST))
 		return -EINVAL;
 	return 0;
 }
@@ -64,7 +65,7 @@ static int devgroup_gen(struct codegen *cg, const struct rule *rule, const struc
 }
 
 const struct match_ops devgroup_match_ops = {
-	.id = { .name = "devgroup", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "devgroup", .revision = 0, .families = EXT_UNSPEC },
 	.size = XT_ALIGN(sizeof(struct xt_devgroup_info)),
 	.usersize = sizeof(struct xt_devgroup_info),
 	.check = devgroup_check,

@@ -10,11 +10,11 @@
 #include "context.h"
 #include "match.h"
 
-static int dscp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int dscp_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_dscp_info *info = data;
 
-	(void)e;
+	(void)r;
 	if (info->dscp > XT_DSCP_MAX) {
 		bf_dbg(ctx, "match 'dscp': dscp %u out of range", info->dscp);
 		return -EDOM;
@@ -37,7 +37,7 @@ static int dscp_gen(struct codegen *cg, const struct rule *rule, const struct ma
 }
 
 const struct match_ops dscp_match_ops = {
-	.id = { .name = "dscp", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "dscp", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_dscp_info)),
 	.usersize = sizeof(struct xt_dscp_info),
 	.check = dscp_check,

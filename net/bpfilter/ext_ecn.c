@@ -10,13 +10,14 @@
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
+#include "rule.h"
 
 /* The CWR and ECE bits of the TCP flags byte (struct tcphdr byte 13). */
 #define ECN_TCP_FLAGS	13
 #define ECN_TCP_ECE	0x40
 #define ECN_TCP_CWR	0x80
 
-static int ecn_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int ecn_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_ecn_info *info = data;
 
@@ -26,7 +27,7 @@ static int ecn_check(struct context *ctx, const struct ipt_entry *e, const void 
 		return -EINVAL;
 	}
 	if ((info->operation & (XT_ECN_OP_MATCH_ECE | XT_ECN_OP_MATCH_CWR)) &&
-	    (e->ip.proto != IPPROTO_TCP || (e->ip.invflags & IPT_INV_PROTO))) {
+	    (r->ip.proto != IPPROTO_TCP || (r->ip.invflags & XT_INV_PROTO))) {
 		bf_dbg(ctx, "match 'ecn': cannot match TCP bits for non-tcp packets");
 		return -EINVAL;
 	}
@@ -81,7 +82,7 @@ static uint32_t ecn_needs(const void *data)
 }
 
 const struct match_ops ecn_match_ops = {
-	.id = { .name = "ecn", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "ecn", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_ecn_info)),
 	.usersize = sizeof(struct xt_ecn_info),
 	.check = ecn_check,

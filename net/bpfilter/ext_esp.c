@@ -11,11 +11,11 @@
 #include "context.h"
 #include "match.h"
 
-static int esp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int esp_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_esp *esp = data;
 
-	(void)e;
+	(void)r;
 	if (esp->invflags & ~XT_ESP_INV_MASK) {
 		bf_dbg(ctx, "match 'esp': unknown invflags 0x%x", esp->invflags);
 		return -EINVAL;
@@ -45,7 +45,7 @@ static uint32_t esp_needs(const void *data)
 }
 
 const struct match_ops esp_match_ops = {
-	.id = { .name = "esp", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "esp", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_esp)),
 	.usersize = sizeof(struct xt_esp),
 	.proto = IPPROTO_ESP,

@@ -1,26 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
-/* -m icmp, revision 0 (built into net/ipv4/netfilter/ip_tables.c). */
+/*
+ * -m icmp and -m icmp6, revision 0 (built into ip_tables.c and
+ * ip6_tables.c): the same payload, check and test, but for icmp's type
+ * 0xFF ("any").
+ */
 #define _GNU_SOURCE
 
 #include <errno.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
 
-/* icmp_match() and icmp_type_code_match(): (type == 0xFF || (type, code in range)) ^ invert. */
-static int icmp_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
+/*
+ * icmp_match() and icmp_type_code_match(): ((@any && type == 0xFF) ||
+ * (type, code in range)) ^ invert; icmp6_match() has no "any".
+ */
+static int type_code_gen(struct codegen *cg, const struct match *m, bool any)
 {
 	const struct ipt_icmp *icmp = m->data;
 	bool inv = icmp->invflags & IPT_ICMP_INV;
 	uint32_t ok;
 
-	(void)rule;
 	cg_first_fragment(cg, false);
 	cg_need_l4(cg, false);
-	if (icmp->type == 0xFF) {
+	if (any && icmp->type == 0xFF) {
 		if (inv)
 			cg_ja_fail(cg);
 		return cg->err;
@@ -44,11 +51,23 @@ static int icmp_gen(struct codegen *cg, const struct rule *rule, const struct ma
 	return cg->err;
 }
 
-static int icmp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int icmp_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
+{
+	(void)rule;
+	return type_code_gen(cg, m, true);
+}
+
+static int icmp6_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
+{
+	(void)rule;
+	return type_code_gen(cg, m, false);
+}
+
+static int icmp_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct ipt_icmp *icmp = data;
 
-	(void)e;
+	(void)r;
 	if (icmp->invflags & ~IPT_ICMP_INV) {
 		bf_dbg(ctx, "match 'icmp': unknown invflags 0x%x", icmp->invflags);
 		return -EINVAL;
@@ -57,11 +76,22 @@ static int icmp_check(struct context *ctx, const struct ipt_entry *e, const void
 }
 
 const struct match_ops icmp_match_ops = {
-	.id = { .name = "icmp", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "icmp", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct ipt_icmp)),
 	.usersize = sizeof(struct ipt_icmp),
 	.proto = IPPROTO_ICMP,
 	.check = icmp_check,
 	.gen = icmp_gen,
+	.needs = cg_needs_l4,
+};
+
+/* struct ip6t_icmp is struct ipt_icmp, IP6T_ICMP_INV is IPT_ICMP_INV. */
+const struct match_ops icmp6_match_ops = {
+	.id = { .name = "icmp6", .revision = 0, .families = EXT_IPV6 },
+	.size = XT_ALIGN(sizeof(struct ip6t_icmp)),
+	.usersize = sizeof(struct ip6t_icmp),
+	.proto = IPPROTO_ICMPV6,
+	.check = icmp_check,
+	.gen = icmp6_gen,
 	.needs = cg_needs_l4,
 };

@@ -32,7 +32,7 @@ static int iprange_gen(struct codegen *cg, const struct rule *rule, const struct
 
 /* The kernel registers no checkentry: any flags are taken, unknown bits ignored. */
 const struct match_ops iprange_match_ops = {
-	.id = { .name = "iprange", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "iprange", .revision = 1, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_iprange_mtinfo)),
 	.usersize = sizeof(struct xt_iprange_mtinfo),
 	.gen = iprange_gen,

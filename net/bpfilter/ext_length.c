@@ -31,7 +31,7 @@ static int length_gen(struct codegen *cg, const struct rule *rule, const struct 
 }
 
 const struct match_ops length_match_ops = {
-	.id = { .name = "length", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "length", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_length_info)),
 	.usersize = sizeof(struct xt_length_info),
 	.gen = length_gen,

@@ -53,12 +53,12 @@ static uint32_t user2credits(uint32_t user, uint32_t hz)
  * Credits are counted in HZ jiffies: without the kernel's HZ (no module)
  * the check cannot be made, and the rule is refused.
  */
-static int limit_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int limit_check(struct context *ctx, const struct rule *rule, const void *data)
 {
 	const struct xt_rateinfo *r = data;
 	uint32_t hz = btf_kernel_hz();
 
-	(void)e;
+	(void)rule;
 	if (!hz) {
 		bf_warn(ctx, "match 'limit': the kernel's HZ is unknown: refused");
 		return -EOPNOTSUPP;
@@ -172,7 +172,8 @@ static int limit_gen(struct codegen *cg, const struct rule *rule, const struct m
 }
 
 const struct match_ops limit_match_ops = {
-	.id = { .name = "limit", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "limit", .revision = 0, .families = EXT_UNSPEC,
+		.any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_rateinfo)),
 	.usersize = offsetof(struct xt_rateinfo, prev),
 	.check = limit_check,

@@ -12,11 +12,11 @@
 #include "target.h"
 
 /* log_tg_check(): a syslog level, a terminated prefix (the logger is the module's). */
-static int log_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int log_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_log_info *info = data;
 
-	(void)e;
+	(void)r;
 	if (info->level >= 8) {
 		bf_dbg(ctx, "target 'LOG': level %u >= 8", info->level);
 		return -EINVAL;
@@ -42,7 +42,7 @@ static int log_gen(struct codegen *cg, const struct rule *rule, const struct tar
 }
 
 const struct target_ops log_target_ops = {
-	.id = { .name = "LOG", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "LOG", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_log_info)),
 	.usersize = sizeof(struct xt_log_info),
 	.check = log_check,

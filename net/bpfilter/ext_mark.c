@@ -27,7 +27,8 @@ static uint32_t mark_needs(const void *data)
 
 /* Neither the match nor the target has a checkentry in the kernel. */
 const struct match_ops mark_match_ops = {
-	.id = { .name = "mark", .revision = 1, .family = NFPROTO_UNSPEC },
+	.id = { .name = "mark", .revision = 1, .families = EXT_UNSPEC,
+		.any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_mark_mtinfo1)),
 	.usersize = sizeof(struct xt_mark_mtinfo1),
 	.gen = mark_gen,
@@ -62,7 +63,8 @@ static int mark_tg_gen(struct codegen *cg, const struct rule *rule, const struct
 }
 
 const struct target_ops mark_target_ops = {
-	.id = { .name = "MARK", .revision = 2, .family = NFPROTO_UNSPEC },
+	.id = { .name = "MARK", .revision = 2, .families = EXT_UNSPEC,
+		.any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_mark_tginfo2)),
 	.usersize = sizeof(struct xt_mark_tginfo2),
 	.gen = mark_tg_gen,

@@ -10,6 +10,7 @@
 #include "codegen.h"
 #include "context.h"
 #include "match.h"
+#include "rule.h"
 
 /* multiport_valid_ranges(): a range is a flagged port followed by an unflagged, larger one. */
 static bool multiport_valid_ranges(const struct xt_multiport_v1 *mp)
@@ -26,14 +27,14 @@ static bool multiport_valid_ranges(const struct xt_multiport_v1 *mp)
 }
 
 /* multiport_mt_check(): one EINVAL for every way the payload or the entry is wrong. */
-static int multiport_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int multiport_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_multiport_v1 *mp = data;
-	bool proto = e->ip.proto == IPPROTO_TCP || e->ip.proto == IPPROTO_UDP ||
-		     e->ip.proto == IPPROTO_UDPLITE || e->ip.proto == IPPROTO_SCTP ||
-		     e->ip.proto == IPPROTO_DCCP;
+	bool proto = r->ip.proto == IPPROTO_TCP || r->ip.proto == IPPROTO_UDP ||
+		     r->ip.proto == IPPROTO_UDPLITE || r->ip.proto == IPPROTO_SCTP ||
+		     r->ip.proto == IPPROTO_DCCP;
 
-	if (!proto || (e->ip.invflags & XT_INV_PROTO)) {
+	if (!proto || (r->ip.invflags & XT_INV_PROTO)) {
 		bf_dbg(ctx, "match 'multiport': needs -p tcp, udp, udplite, sctp or dccp");
 		return -EINVAL;
 	}
@@ -85,7 +86,7 @@ static uint32_t multiport_needs(const void *data)
 }
 
 const struct match_ops multiport_match_ops = {
-	.id = { .name = "multiport", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "multiport", .revision = 1, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_multiport_v1)),
 	.usersize = sizeof(struct xt_multiport_v1),
 	.check = multiport_check,

@@ -12,11 +12,11 @@
 #include "target.h"
 
 /* nflog_tg_check(): known flags, a terminated prefix (the logger is the module's). */
-static int nflog_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int nflog_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_nflog_info *info = data;
 
-	(void)e;
+	(void)r;
 	if (info->flags & ~XT_NFLOG_MASK) {
 		bf_dbg(ctx, "target 'NFLOG': unknown flags 0x%x", info->flags);
 		return -EINVAL;
@@ -43,7 +43,7 @@ static int nflog_gen(struct codegen *cg, const struct rule *rule, const struct t
 }
 
 const struct target_ops nflog_target_ops = {
-	.id = { .name = "NFLOG", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "NFLOG", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_nflog_info)),
 	.usersize = sizeof(struct xt_nflog_info),
 	.check = nflog_check,

@@ -18,17 +18,17 @@
 #include "match.h"
 
 /* owner_check()'s first test, repeated so that errors come in rule order. */
-static int owner_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int owner_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_owner_match_info *info = data;
 
 	(void)ctx;
-	(void)e;
+	(void)r;
 	return info->match & ~XT_OWNER_MASK ? -EINVAL : 0;
 }
 
 const struct match_ops owner_match_ops = {
-	.id = { .name = "owner", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "owner", .revision = 1, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_owner_match_info)),
 	.usersize = sizeof(struct xt_owner_match_info),
 	.hooks = (1u << NF_INET_LOCAL_OUT) | (1u << NF_INET_POST_ROUTING),

@@ -44,7 +44,7 @@ static int pkttype_gen(struct codegen *cg, const struct rule *rule, const struct
 }
 
 const struct match_ops pkttype_match_ops = {
-	.id = { .name = "pkttype", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "pkttype", .revision = 0, .families = EXT_UNSPEC },
 	.size = XT_ALIGN(sizeof(struct xt_pkttype_info)),
 	.usersize = sizeof(struct xt_pkttype_info),
 	.gen = pkttype_gen,

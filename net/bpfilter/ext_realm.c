@@ -31,7 +31,7 @@ static int realm_gen(struct codegen *cg, const struct rule *rule, const struct m
 }
 
 const struct match_ops realm_match_ops = {
-	.id = { .name = "realm", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "realm", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_realm_info)),
 	.usersize = sizeof(struct xt_realm_info),
 	.hooks = (1u << NF_INET_POST_ROUTING) | (1u << NF_INET_FORWARD) |

@@ -24,14 +24,14 @@
  * none since): xt_recent's own checkentry, which the module runs before
  * the table is put in force, applies it.
  */
-static int recent_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int recent_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_recent_mtinfo *info = data;
 	uint8_t cmd = info->check_set &
 		      (XT_RECENT_SET | XT_RECENT_REMOVE | XT_RECENT_CHECK | XT_RECENT_UPDATE);
 	size_t len = strnlen(info->name, sizeof(info->name));
 
-	(void)e;
+	(void)r;
 	if (info->check_set & ~XT_RECENT_VALID_FLAGS) {
 		bf_dbg(ctx, "match 'recent': unsupported userspace flags (%08x)", info->check_set);
 		return -EINVAL;
@@ -54,7 +54,7 @@ static int recent_check(struct context *ctx, const struct ipt_entry *e, const vo
 }
 
 const struct match_ops recent0_match_ops = {
-	.id = { .name = "recent", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "recent", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_recent_mtinfo)),
 	.usersize = sizeof(struct xt_recent_mtinfo),
 	.check = recent_check,
@@ -63,7 +63,7 @@ const struct match_ops recent0_match_ops = {
 };
 
 const struct match_ops recent1_match_ops = {
-	.id = { .name = "recent", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "recent", .revision = 1, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_recent_mtinfo_v1)),
 	.usersize = sizeof(struct xt_recent_mtinfo_v1),
 	.check = recent_check,

@@ -10,10 +10,11 @@
 
 #include "codegen.h"
 #include "context.h"
+#include "rule.h"
 #include "target.h"
 
 /* reject_tg_check(): no ECHOREPLY any more; a TCP reset only for -p tcp. */
-static int reject_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int reject_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct ipt_reject_info *info = data;
 
@@ -22,7 +23,7 @@ static int reject_check(struct context *ctx, const struct ipt_entry *e, const vo
 		return -EINVAL;
 	}
 	if (info->with == IPT_TCP_RESET &&
-	    (e->ip.proto != IPPROTO_TCP || (e->ip.invflags & XT_INV_PROTO))) {
+	    (r->ip.proto != IPPROTO_TCP || (r->ip.invflags & XT_INV_PROTO))) {
 		bf_dbg(ctx, "target 'REJECT': TCP_RESET invalid for non-tcp");
 		return -EINVAL;
 	}
@@ -51,7 +52,7 @@ static int reject_gen(struct codegen *cg, const struct rule *rule, const struct 
 }
 
 const struct target_ops reject_target_ops = {
-	.id = { .name = "REJECT", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "REJECT", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct ipt_reject_info)),
 	.usersize = sizeof(struct ipt_reject_info),
 	.hooks = (1 << NF_INET_LOCAL_IN) | (1 << NF_INET_FORWARD) | (1 << NF_INET_LOCAL_OUT),

@@ -15,7 +15,7 @@
 #include "match.h"
 
 #define SET_OPS(rev, info) {						\
-	.id = { .name = "set", .revision = rev, .family = NFPROTO_IPV4 },	\
+	.id = { .name = "set", .revision = rev, .families = EXT_IPV4 },	\
 	.size = XT_ALIGN(sizeof(struct info)),				\
 	.usersize = sizeof(struct info),				\
 	.kernel = true,							\

@@ -23,12 +23,12 @@
 #define NTH_CAS_TRIES	8
 
 /* statistic_mt_check(): a known mode and flags. */
-static int statistic_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int statistic_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_statistic_info *info = data;
 
 	(void)ctx;
-	(void)e;
+	(void)r;
 	if (info->mode > XT_STATISTIC_MODE_MAX || info->flags & ~XT_STATISTIC_MASK)
 		return -EINVAL;
 	return 0;
@@ -96,7 +96,8 @@ static int statistic_gen(struct codegen *cg, const struct rule *rule, const stru
 }
 
 const struct match_ops statistic_match_ops = {
-	.id = { .name = "statistic", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "statistic", .revision = 0, .families = EXT_UNSPEC,
+		.any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_statistic_info)),
 	.usersize = offsetof(struct xt_statistic_info, master),
 	.check = statistic_check,

@@ -56,11 +56,11 @@ static uint32_t tcp_needs(const void *data)
 	return CG_NEED_L4 | (tcp->option ? CG_NEED_TCPOPT : 0);
 }
 
-static int tcp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int tcp_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_tcp *tcp = data;
 
-	(void)e;
+	(void)r;
 	if (tcp->invflags & ~XT_TCP_INV_MASK) {
 		bf_dbg(ctx, "match 'tcp': unknown invflags 0x%x", tcp->invflags);
 		return -EINVAL;
@@ -69,7 +69,7 @@ static int tcp_check(struct context *ctx, const struct ipt_entry *e, const void 
 }
 
 const struct match_ops tcp_match_ops = {
-	.id = { .name = "tcp", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "tcp", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_tcp)),
 	.usersize = sizeof(struct xt_tcp),
 	.proto = IPPROTO_TCP,

@@ -24,7 +24,7 @@ static int tos_gen(struct codegen *cg, const struct rule *rule, const struct mat
 
 /* No checkentry in the kernel: every value and mask is taken. */
 const struct match_ops tos_match_ops = {
-	.id = { .name = "tos", .revision = 1, .family = NFPROTO_IPV4 },
+	.id = { .name = "tos", .revision = 1, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct xt_tos_match_info)),
 	.usersize = sizeof(struct xt_tos_match_info),
 	.gen = tos_gen,

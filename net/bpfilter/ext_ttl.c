@@ -38,7 +38,7 @@ static uint32_t ttl_needs(const void *data)
 }
 
 const struct match_ops ttl_match_ops = {
-	.id = { .name = "ttl", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "ttl", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct ipt_ttl_info)),
 	.usersize = sizeof(struct ipt_ttl_info),
 	.gen = ttl_gen,

@@ -16,13 +16,13 @@
 #define U32_AT		(CG_OFF_KARG + 8)
 
 /* u32_mt_checkentry(): the counts index fixed arrays; shifts are below 32. */
-static int u32_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int u32_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_u32 *info = data;
 	const struct xt_u32_test *ct;
 	unsigned int i, j;
 
-	(void)e;
+	(void)r;
 	if (info->ntests > U32_ELEMS) {
 		bf_dbg(ctx, "match 'u32': %u tests", info->ntests);
 		return -EINVAL;
@@ -140,7 +140,7 @@ static uint32_t u32_needs(const void *data)
 }
 
 const struct match_ops u32_match_ops = {
-	.id = { .name = "u32", .revision = 0, .family = NFPROTO_UNSPEC },
+	.id = { .name = "u32", .revision = 0, .families = EXT_UNSPEC },
 	.size = XT_ALIGN(sizeof(struct xt_u32)),
 	.usersize = sizeof(struct xt_u32),
 	.check = u32_check,

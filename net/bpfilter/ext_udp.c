@@ -23,11 +23,11 @@ static int udp_gen(struct codegen *cg, const struct rule *rule, const struct mat
 	return cg->err;
 }
 
-static int udp_check(struct context *ctx, const struct ipt_entry *e, const void *data)
+static int udp_check(struct context *ctx, const struct rule *r, const void *data)
 {
 	const struct xt_udp *udp = data;
 
-	(void)e;
+	(void)r;
 	if (udp->invflags & ~XT_UDP_INV_MASK) {
 		bf_dbg(ctx, "match 'udp': unknown invflags 0x%x", udp->invflags);
 		return -EINVAL;
@@ -36,7 +36,7 @@ static int udp_check(struct context *ctx, const struct ipt_entry *e, const void 
 }
 
 const struct match_ops udp_match_ops = {
-	.id = { .name = "udp", .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = "udp", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_udp)),
 	.usersize = sizeof(struct xt_udp),
 	.proto = IPPROTO_UDP,

@@ -12,18 +12,18 @@ static const struct ext_id *ext_at(const void *const *list, unsigned int i, size
 	return (const struct ext_id *)((const char *)list[i] + id_off);
 }
 
-int ext_find(const void *const *list, unsigned int n, size_t id_off, const char *name,
-	     uint8_t revision)
+int ext_find(const void *const *list, unsigned int n, size_t id_off, uint8_t nfproto,
+	     const char *name, uint8_t revision)
 {
-	static const uint8_t families[] = { NFPROTO_IPV4, NFPROTO_UNSPEC };
+	const uint8_t families[] = { nfproto, NFPROTO_UNSPEC };
 	unsigned int f, i;
 	int err = -ENOENT;
 
 	if (strnlen(name, XT_EXTENSION_MAXNAMELEN) == XT_EXTENSION_MAXNAMELEN)
 		return -EINVAL;
 	/*
-	 * The IPv4 list first, then the NFPROTO_UNSPEC one, and only the last
-	 * list's verdict counts: a wrong revision of an IPv4 extension is
+	 * The family's list first, then the NFPROTO_UNSPEC one, and only the
+	 * last list's verdict counts: a wrong revision of an IPv4 extension is
 	 * ENOENT, of an UNSPEC one EPROTOTYPE.
 	 */
 	for (f = 0; f < sizeof(families); f++) {
@@ -31,7 +31,7 @@ int ext_find(const void *const *list, unsigned int n, size_t id_off, const char 
 		for (i = 0; i < n; i++) {
 			const struct ext_id *id = ext_at(list, i, id_off);
 
-			if (id->family != families[f] || strcmp(id->name, name))
+			if (!(id->families & (1u << families[f])) || strcmp(id->name, name))
 				continue;
 			if (id->revision == revision)
 				return i;
@@ -41,17 +41,18 @@ int ext_find(const void *const *list, unsigned int n, size_t id_off, const char 
 	return err;
 }
 
-int ext_revision(const void *const *list, unsigned int n, size_t id_off, const char *name,
-		 uint8_t revision)
+int ext_revision(const void *const *list, unsigned int n, size_t id_off, uint8_t nfproto,
+		 const char *name, uint8_t revision)
 {
+	const unsigned int lists = (1u << nfproto) | EXT_UNSPEC;
 	int best = -1, have = 0;
 	unsigned int i;
 
-	/* Any family's entry of that name counts. */
+	/* match_revfn(): the family's list and the NFPROTO_UNSPEC one. */
 	for (i = 0; i < n; i++) {
 		const struct ext_id *id = ext_at(list, i, id_off);
 
-		if (strcmp(id->name, name))
+		if (!(id->families & lists) || strcmp(id->name, name))
 			continue;
 		if (id->revision > best)
 			best = id->revision;

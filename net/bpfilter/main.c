@@ -28,14 +28,18 @@
 #include "table.h"
 
 /*
- * Whether the table in force in the request's namespace needs conntrack,
- * said in every reply so that the module's hold follows the table.
+ * Whether a table in force in the request's namespace (of any family)
+ * needs conntrack, said in every reply so that the module's hold follows
+ * the tables.
  */
 static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *req)
 {
-	struct netns *ns = context_find_netns(ctx, req->netns_ino);
+	const struct netns *ns;
 
-	return ns && ns->filter->needs_conntrack ? BPFILTER_REPLY_CT_WANT : 0;
+	for (ns = ctx->netns; ns; ns = ns->next)
+		if (ns->ino == req->netns_ino && ns->filter->needs_conntrack)
+			return BPFILTER_REPLY_CT_WANT;
+	return 0;
 }
 
 static int handle(struct context *ctx, const struct mbox_request *req)

@@ -12,12 +12,15 @@
 #include <linux/netfilter.h>
 
 #include "context.h"
+#include "family.h"
+#include "rule.h"
 
 /* Every known match. Adding one: an ext_*.c file and one line here. */
 static const struct match_ops *const match_list[] = {
 	&tcp_match_ops,
 	&udp_match_ops,
 	&icmp_match_ops,
+	&icmp6_match_ops,
 	&comment_match_ops,
 	&multiport_match_ops,
 	&iprange_match_ops,
@@ -67,28 +70,29 @@ static const struct match_ops *const match_list[] = {
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))
 
-const struct match_ops *match_ops_find(const char *name, uint8_t revision, int *err)
+const struct match_ops *match_ops_find(uint8_t nfproto, const char *name, uint8_t revision,
+				       int *err)
 {
 	int i = ext_find((const void *const *)match_list, MATCH_COUNT,
-			 offsetof(struct match_ops, id), name, revision);
+			 offsetof(struct match_ops, id), nfproto, name, revision);
 
 	*err = i < 0 ? i : 0;
 	return i < 0 ? NULL : match_list[i];
 }
 
-int match_revision(const char *name, uint8_t revision)
+int match_revision(uint8_t nfproto, const char *name, uint8_t revision)
 {
 	return ext_revision((const void *const *)match_list, MATCH_COUNT,
-			    offsetof(struct match_ops, id), name, revision);
+			    offsetof(struct match_ops, id), nfproto, name, revision);
 }
 
-int match_init(struct context *ctx, const struct ipt_entry *e, const struct xt_entry_match *em,
-	       uint32_t offset, struct match *m)
+int match_init(struct context *ctx, const struct family *f, const struct rule *r,
+	       const struct xt_entry_match *em, uint32_t offset, struct match *m)
 {
 	const struct match_ops *ops;
 	int err;
 
-	ops = match_ops_find(em->u.user.name, em->u.user.revision, &err);
+	ops = match_ops_find(f->nfproto, em->u.user.name, em->u.user.revision, &err);
 	if (!ops) {
 		bf_dbg(ctx, "match '%.*s' rev %u: not found (%d)", XT_EXTENSION_MAXNAMELEN - 1,
 		       em->u.user.name, em->u.user.revision, err);
@@ -100,17 +104,17 @@ int match_init(struct context *ctx, const struct ipt_entry *e, const struct xt_e
 		       (unsigned int)(em->u.match_size - sizeof(*em)), ops->size);
 		return -EINVAL;
 	}
-	if (ops->hooks && (e->comefrom & ~ops->hooks)) {
+	if (ops->hooks && (r->comefrom & ~ops->hooks)) {
 		bf_dbg(ctx, "match '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
-		       e->comefrom, ops->hooks);
+		       r->comefrom, ops->hooks);
 		return -EINVAL;
 	}
-	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {
+	if (ops->proto && (ops->proto != r->ip.proto || (r->ip.invflags & XT_INV_PROTO))) {
 		bf_dbg(ctx, "match '%s': only valid for protocol %u", ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {
-		err = ops->check(ctx, e, em->data);
+		err = ops->check(ctx, r, em->data);
 		if (err)
 			return err;
 	}

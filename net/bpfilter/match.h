@@ -9,12 +9,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/x_tables.h>
 
 #include "extension.h"
 
 struct context;
 struct codegen;
+struct family;
 struct rule;
 struct match;
 
@@ -24,12 +25,12 @@ struct match_ops {
 	uint16_t size;
 	/* bytes of the payload the kernel copies back in GET_ENTRIES (its matchsize) */
 	uint16_t usersize;
-	/* the ipt_ip.proto the match needs (not inverted), 0 = any */
+	/* the entry's proto the match needs (not inverted), 0 = any */
 	uint8_t proto;
 	/* 1 << NF_INET_* the rule may be reached from (xt_match.hooks), 0 = any */
 	uint8_t hooks;
-	/* the extension's own payload check (checkentry), given the entry: 0 or -errno */
-	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
+	/* the extension's own payload check (checkentry), given the rule so far: 0 or -errno */
+	int (*check)(struct context *ctx, const struct rule *r, const void *data);
 	/* Emits this match's BPF test; NULL makes a table using it EOPNOTSUPP */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct match *m);
 	/* What the test reads beyond the fixed IPv4 bytes (CG_NEED_*); NULL: nothing */
@@ -57,22 +58,27 @@ struct match {
 };
 
 /*
- * Find the match @name/@revision as xt_find_match does: ops, or NULL with *err
- * -EINVAL/-ENOENT/-EPROTOTYPE.
+ * Find the match @name/@revision of family @nfproto as xt_find_match does: ops, or
+ * NULL with *err -EINVAL/-ENOENT/-EPROTOTYPE.
  */
-const struct match_ops *match_ops_find(const char *name, uint8_t revision, int *err);
-/* Answer IPT_SO_GET_REVISION_MATCH for @name/@revision: 0, -ENOENT or -EPROTONOSUPPORT. */
-int match_revision(const char *name, uint8_t revision);
+const struct match_ops *match_ops_find(uint8_t nfproto, const char *name, uint8_t revision,
+				       int *err);
 /*
- * Look up and check one xt_entry_match of entry @e into @m
- * (find_check_match): 0 or -errno.
+ * Answer IPT_SO_GET_REVISION_MATCH of family @nfproto for @name/@revision: 0, -ENOENT
+ * or -EPROTONOSUPPORT.
  */
-int match_init(struct context *ctx, const struct ipt_entry *e, const struct xt_entry_match *em,
-	       uint32_t offset, struct match *m);
+int match_revision(uint8_t nfproto, const char *name, uint8_t revision);
+/*
+ * Look up and check one xt_entry_match of the rule @r (family @f; its
+ * ip and comefrom set) into @m (find_check_match): 0 or -errno.
+ */
+int match_init(struct context *ctx, const struct family *f, const struct rule *r,
+	       const struct xt_entry_match *em, uint32_t offset, struct match *m);
 
 extern const struct match_ops tcp_match_ops;
 extern const struct match_ops udp_match_ops;
 extern const struct match_ops icmp_match_ops;
+extern const struct match_ops icmp6_match_ops;
 extern const struct match_ops comment_match_ops;
 extern const struct match_ops multiport_match_ops;
 extern const struct match_ops iprange_match_ops;

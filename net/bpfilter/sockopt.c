@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The six iptables-legacy sockopts. Each check happens in the order
- * net/ipv4/netfilter/ip_tables.c (do_ipt_get_ctl, do_replace, ...) makes
- * it, because iptables reacts differently to each errno.
+ * The six iptables-legacy sockopts, IPT_SO_* and IP6T_SO_* alike. Each
+ * check happens in the order net/ipv4/netfilter/ip_tables.c
+ * (do_ipt_get_ctl, do_replace, ...) makes it, because iptables reacts
+ * differently to each errno; ip6_tables.c makes them in the same order.
  */
 #define _GNU_SOURCE
 
@@ -18,6 +19,7 @@
 #include "backend.h"
 #include "budget.h"
 #include "context.h"
+#include "family.h"
 #include "hold.h"
 #include "io.h"
 #include "match.h"
@@ -36,12 +38,12 @@ static int request_netns(struct context *ctx, const struct mbox_request *req,
 	struct netns *ns;
 	int err;
 
-	if (!context_find_netns(ctx, req->netns_ino)) {
+	if (!context_find_netns(ctx, req->netns_ino, NULL)) {
 		err = budget_check_netns(ctx, req);
 		if (err)
 			return err;
 	}
-	err = context_get_netns(ctx, req->netns_ino, &ns);
+	err = context_get_netns(ctx, req->netns_ino, family_get(req->family), &ns);
 	if (err)
 		return err;
 	ns->pid = req->pid;
@@ -151,7 +153,7 @@ out_free:
 	return err;
 }
 
-static int get_revision(const struct mbox_request *req)
+static int get_revision(const struct mbox_request *req, uint8_t nfproto)
 {
 	struct xt_get_revision rev;
 
@@ -161,11 +163,12 @@ static int get_revision(const struct mbox_request *req)
 		return -EFAULT;
 	rev.name[sizeof(rev.name) - 1] = '\0';
 	if (req->cmd == BPFILTER_IPT_SO_GET_REVISION_TARGET)
-		return target_revision(rev.name, rev.revision);
-	return match_revision(rev.name, rev.revision);
+		return target_revision(nfproto, rev.name, rev.revision);
+	return match_revision(nfproto, rev.name, rev.revision);
 }
 
-static int do_replace(struct context *ctx, const struct mbox_request *req)
+static int do_replace(struct context *ctx, const struct mbox_request *req,
+		      const struct family *fam)
 {
 	struct xt_counters *old_counters = NULL;
 	struct table *new_table = NULL, *old;
@@ -196,9 +199,20 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 		err = -EFAULT;
 		goto out_free;
 	}
-	err = table_from_replace(ctx, &repl, blob, &new_table);
+	err = table_from_replace(ctx, fam, &repl, blob, &new_table);
 	if (err)
 		goto out_free;
+	/*
+	 * The module holds conntrack and the kernel's matches for IPv4
+	 * (ip_tables' checkentry context); an IPv6 table needing either has no
+	 * translation yet.
+	 */
+	if (fam != &family_ipv4 && (new_table->needs_conntrack || new_table->needs_holds)) {
+		bf_warn(ctx, "replace '%s' (%s): conntrack and kernel-held matches are IPv4-only "
+			"for now: refused", repl.name, fam->name);
+		err = -EOPNOTSUPP;
+		goto out_free;
+	}
 	/*
 	 * Conntrack must be on before such a table is in force, as ip_tables'
 	 * checkentry turns it on before the swap: the module takes the hold
@@ -220,7 +234,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
 	err = request_netns(ctx, req, &ns);
-	if (!err)
+	if (!err && new_table->fam == &family_ipv4)
 		err = holds_prepare(ctx, ns->filter, new_table);
 	if (err == -EAGAIN)
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
@@ -270,7 +284,9 @@ static int do_replace(struct context *ctx, const struct mbox_request *req)
 	ns->filter = new_table;
 	new_table = NULL;
 	table_free(old);
-	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
+	/* The module's holds are of the IPv4 tables: an IPv6 swap settles nothing. */
+	if (fam == &family_ipv4)
+		ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
 	state_save(ctx, ns);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */
@@ -335,10 +351,14 @@ out_free:
 
 int sockopt_handle(struct context *ctx, const struct mbox_request *req)
 {
+	const struct family *fam = family_get(req->family);
+
+	if (!fam)
+		return -EINVAL;
 	if (req->is_set == BPFILTER_MBOX_SET) {
 		switch (req->cmd) {
 		case BPFILTER_IPT_SO_SET_REPLACE:
-			return do_replace(ctx, req);
+			return do_replace(ctx, req, fam);
 		case BPFILTER_IPT_SO_SET_ADD_COUNTERS:
 			return do_add_counters(ctx, req);
 		}
@@ -352,7 +372,7 @@ int sockopt_handle(struct context *ctx, const struct mbox_request *req)
 			return get_entries(ctx, req);
 		case BPFILTER_IPT_SO_GET_REVISION_MATCH:
 		case BPFILTER_IPT_SO_GET_REVISION_TARGET:
-			return get_revision(req);
+			return get_revision(req, fam->nfproto);
 		}
 		return -EINVAL;
 	}

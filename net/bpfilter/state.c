@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Saved tables, one file per namespace in the state directory: a header
+ * Saved tables, one file per namespace and family in the state directory
+ * (<ino>.table, <ino>.ip6_table): a header
  * with the GET_INFO fields and whose budget the namespace is on, then the
  * GET_ENTRIES bytes with the model counters. A reload re-validates the blob
  * like a REPLACE would.
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "family.h"
 #include "hold.h"
 #include "io.h"
 #include "table.h"
@@ -34,10 +36,25 @@ struct state_header {
 	uint32_t owner_uid;
 };
 
-static void state_names(uint32_t ino, char *name, char *tmp, size_t len)
+static const struct family *const families[] = { &family_ipv4, &family_ipv6 };
+
+static void state_names(uint32_t ino, const struct family *f, char *name, char *tmp, size_t len)
 {
-	snprintf(name, len, "%u.table", ino);
-	snprintf(tmp, len, "%u.tmp", ino);
+	snprintf(name, len, "%u.%stable", ino, f->tag);
+	snprintf(tmp, len, "%u.%stmp", ino, f->tag);
+}
+
+const struct family *state_file_family(const char *suffix)
+{
+	char want[16];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		snprintf(want, sizeof(want), ".%stable", families[i]->tag);
+		if (!strcmp(suffix, want))
+			return families[i];
+	}
+	return NULL;
 }
 
 int state_save(struct context *ctx, const struct netns *ns)
@@ -52,7 +69,7 @@ int state_save(struct context *ctx, const struct netns *ns)
 
 	if (ctx->state_dir_fd < 0)
 		return 0;
-	state_names(ns->ino, name, tmp, sizeof(name));
+	state_names(ns->ino, ns->fam, name, tmp, sizeof(name));
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, STATE_MAGIC, sizeof(hdr.magic));
 	table_to_info(t, t->name, &hdr.info);
@@ -86,7 +103,7 @@ int state_save(struct context *ctx, const struct netns *ns)
 
 out_free:
 	if (err)
-		bf_err(ctx, "netns %u: cannot save table: %d", ns->ino, err);
+		bf_err(ctx, "netns %u: cannot save %s table: %d", ns->ino, ns->fam->name, err);
 	free(counters);
 	free(blob);
 	return err;
@@ -105,7 +122,7 @@ int state_load(struct context *ctx, struct netns *ns)
 
 	if (ctx->state_dir_fd < 0)
 		return -ENOENT;
-	state_names(ino, name, tmp, sizeof(name));
+	state_names(ino, ns->fam, name, tmp, sizeof(name));
 	fd = openat(ctx->state_dir_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -132,15 +149,13 @@ int state_load(struct context *ctx, struct netns *ns)
 	repl.size = hdr.info.size;
 	memcpy(repl.hook_entry, hdr.info.hook_entry, sizeof(repl.hook_entry));
 	memcpy(repl.underflow, hdr.info.underflow, sizeof(repl.underflow));
-	err = table_from_replace(ctx, &repl, blob, &t);
+	err = table_from_replace(ctx, ns->fam, &repl, blob, &t);
 	if (err)
 		goto out;
 	holds_number(t, hdr.hold_base);
 	/* The saved counters are in the entries, which the validation ignored. */
 	for (i = 0; i < t->num_entries; i++)
-		memcpy(&t->rules[i].counters,
-		       blob + t->rules[i].offset + offsetof(struct ipt_entry, counters),
-		       sizeof(struct xt_counters));
+		entry_get_counters(ns->fam, blob + t->rules[i].offset, &t->rules[i].counters);
 	ns->filter = t;
 	ns->limited = hdr.limited;
 	ns->owner_uid = hdr.owner_uid;
@@ -155,10 +170,13 @@ out:
 void state_remove(struct context *ctx, uint32_t ino)
 {
 	char name[32], tmp[32];
+	unsigned int i;
 
 	if (ctx->state_dir_fd < 0)
 		return;
-	state_names(ino, name, tmp, sizeof(name));
-	unlinkat(ctx->state_dir_fd, name, 0);
-	unlinkat(ctx->state_dir_fd, tmp, 0);
+	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
+		state_names(ino, families[i], name, tmp, sizeof(name));
+		unlinkat(ctx->state_dir_fd, name, 0);
+		unlinkat(ctx->state_dir_fd, tmp, 0);
+	}
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct context;
+struct family;
 struct netns;
 
 /*
@@ -18,11 +19,13 @@ struct netns;
  */
 int state_save(struct context *ctx, const struct netns *ns);
 /*
- * Reload and re-validate the saved table of @ns->ino into @ns->filter, with
+ * Reload and re-validate the saved table of @ns->ino and @ns->fam into @ns->filter, with
  * its budget owner: 0, -ENOENT if none saved, or -errno (@ns unchanged).
  */
 int state_load(struct context *ctx, struct netns *ns);
-/* Delete the saved table of @ino; no error if there is none. */
+/* Delete the saved tables of @ino, every family; no error if there is none. */
 void state_remove(struct context *ctx, uint32_t ino);
+/* The family whose state files end in @suffix (".table", ".ip6_table"), or NULL. */
+const struct family *state_file_family(const char *suffix);
 
 #endif /* NET_BPFILTER_STATE_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The table model: translate_table() of ip_tables.c on a native model, the
- * kernel's initial filter table, and the GET_INFO/GET_ENTRIES views.
+ * The table model: translate_table() of ip_tables.c and ip6_tables.c on a
+ * native model, the kernel's initial filter table, and the
+ * GET_INFO/GET_ENTRIES views. The entries are read through the table's
+ * family (family.h); everything else is the same in both.
  */
 #define _GNU_SOURCE
 
@@ -14,15 +16,16 @@
 #include <linux/netfilter.h>
 
 #include "context.h"
+#include "family.h"
 
 /* x_tables' limit on table memory; bigger offsets arrays fail with ENOMEM there. */
 #define XT_MAX_TABLE_SIZE (512u * 1024 * 1024)
 /* Bit of comefrom that mark_source_chains() uses for "on the current path". */
 #define COMEFROM_ON_PATH (1u << NF_INET_NUMHOOKS)
 
-static struct ipt_entry *entry_at(const struct table *t, uint32_t offset)
+static void *entry_at(const struct table *t, uint32_t offset)
 {
-	return (struct ipt_entry *)((char *)t->entries + offset);
+	return (char *)t->entries + offset;
 }
 
 /* xt_find_jump_offset(): binary search of the sorted entry offsets. */
@@ -61,13 +64,13 @@ int table_rule_at(const struct table *t, uint32_t offset)
 }
 
 /* check_underflow(): a policy must be an unconditional standard ACCEPT or DROP. */
-static int check_underflow(const struct ipt_entry *e)
+static int check_underflow(const struct family *f, const void *e)
 {
 	int verdict;
 
-	if (!rule_unconditional(e) || !rule_entry_is_standard(e))
+	if (!rule_unconditional(f, e) || !rule_entry_is_standard(f, e))
 		return 0;
-	verdict = rule_entry_verdict(e);
+	verdict = rule_entry_verdict(f, e);
 	return verdict == -NF_DROP - 1 || verdict == -NF_ACCEPT - 1;
 }
 
@@ -110,16 +113,16 @@ static int mark_source_chains(const struct table *t, const uint32_t *offsets, ui
 		idx = find_offset(offsets, n, t->hook_entry[hook]);
 		back[idx] = idx;
 		for (;;) {
-			const struct ipt_entry *e = entry_at(t, offsets[idx]);
-			int std = rule_entry_is_standard(e);
-			int verdict = rule_entry_verdict(e);
+			const void *e = entry_at(t, offsets[idx]);
+			int std = rule_entry_is_standard(t->fam, e);
+			int verdict = rule_entry_verdict(t->fam, e);
 			int visited = comefrom[idx] & (1u << hook);
 
 			if (comefrom[idx] & COMEFROM_ON_PATH)
 				return 0;
 			comefrom[idx] |= (1u << hook) | COMEFROM_ON_PATH;
 
-			if ((rule_unconditional(e) && std && verdict < 0) || visited) {
+			if ((rule_unconditional(t->fam, e) && std && verdict < 0) || visited) {
 				uint32_t old;
 
 				/* Return: backtrack through the last big jump. */
@@ -167,10 +170,13 @@ static int check_entries(struct table *t, const struct ipt_replace *repl, uint32
 	uint32_t pos, n = 0, cap = 0, *off = NULL;
 	int h, err;
 
-	for (pos = 0; pos < t->size; pos += entry_at(t, pos)->next_offset) {
-		struct ipt_entry *e = entry_at(t, pos);
+	static const struct xt_counters zero;
+	const struct family *f = t->fam;
 
-		err = rule_check_entry(e, pos, t->size);
+	for (pos = 0; pos < t->size; pos += entry_next_offset(f, entry_at(t, pos))) {
+		void *e = entry_at(t, pos);
+
+		err = rule_check_entry(f, e, pos, t->size);
 		if (err)
 			goto err_free;
 		for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -179,7 +185,7 @@ static int check_entries(struct table *t, const struct ipt_replace *repl, uint32
 			if (pos == repl->hook_entry[h])
 				t->hook_entry[h] = pos;
 			if (pos == repl->underflow[h]) {
-				if (!check_underflow(e)) {
+				if (!check_underflow(f, e)) {
 					err = -EINVAL;
 					goto err_free;
 				}
@@ -187,8 +193,8 @@ static int check_entries(struct table *t, const struct ipt_replace *repl, uint32
 			}
 		}
 		/* The submitted counters and comefrom are ignored. */
-		memset(&e->counters, 0, sizeof(e->counters));
-		e->comefrom = 0;
+		entry_set_counters(f, e, &zero);
+		entry_set_comefrom(f, e, 0);
 		if (n == cap) {
 			uint32_t *tmp;
 
@@ -211,8 +217,8 @@ err_free:
 	return err;
 }
 
-int table_from_replace(struct context *ctx, const struct ipt_replace *repl, const void *blob,
-		       struct table **out)
+int table_from_replace(struct context *ctx, const struct family *fam,
+		       const struct ipt_replace *repl, const void *blob, struct table **out)
 {
 	uint32_t *offsets = NULL, *comefrom = NULL, *back = NULL, n = 0, i, k;
 	struct table *t;
@@ -221,6 +227,7 @@ int table_from_replace(struct context *ctx, const struct ipt_replace *repl, cons
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->fam = fam;
 	memcpy(t->name, repl->name, sizeof(t->name));
 	t->name[sizeof(t->name) - 1] = '\0';
 	t->valid_hooks = repl->valid_hooks;
@@ -274,13 +281,13 @@ int table_from_replace(struct context *ctx, const struct ipt_replace *repl, cons
 		goto err_free;
 	}
 	for (i = 0; i < n; i++)
-		entry_at(t, offsets[i])->comefrom = comefrom[i];
+		entry_set_comefrom(fam, entry_at(t, offsets[i]), comefrom[i]);
 
 	/* find_check_entry() for each entry in order: the first failure wins. */
 	for (i = 0; i < n; i++) {
 		struct rule *r = &t->rules[i];
 
-		err = rule_init(ctx, entry_at(t, offsets[i]), offsets[i], r);
+		err = rule_init(ctx, fam, entry_at(t, offsets[i]), offsets[i], r);
 		if (err) {
 			bf_dbg(ctx, "replace '%s': rule %u at %u: %d", t->name, i, offsets[i],
 			       err);
@@ -290,6 +297,8 @@ int table_from_replace(struct context *ctx, const struct ipt_replace *repl, cons
 		for (k = 0; k < r->num_matches; k++)
 			if (r->matches[k].ops->conntrack)
 				t->needs_conntrack = true;
+			else if (r->matches[k].ops->kernel)
+				t->needs_holds = true;
 		if (r->target.kind == TARGET_JUMP)
 			r->target.jump_index = find_offset(offsets, n, r->target.verdict);
 	}
@@ -313,18 +322,17 @@ err_free:
 	return err;
 }
 
-/* The initial filter table: what iptable_filter registers in every netns. */
-int table_create_initial(struct context *ctx, struct table **out)
+/* The initial filter table: what iptable_filter / ip6table_filter register in every netns. */
+int table_create_initial(struct context *ctx, const struct family *fam, struct table **out)
 {
 	static const int hooks[] = { NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
-	const uint32_t std_size = sizeof(struct ipt_entry) + sizeof(struct xt_standard_target);
-	const uint32_t err_size = sizeof(struct ipt_entry) + sizeof(struct xt_error_target);
+	const uint32_t std_size = fam->entry_size + sizeof(struct xt_standard_target);
+	const uint32_t err_size = fam->entry_size + sizeof(struct xt_error_target);
 	const uint32_t size = 3 * std_size + err_size;
 	struct ipt_replace repl;
 	struct xt_error_target *et;
-	struct ipt_entry *e;
 	unsigned int i;
-	char *blob;
+	char *blob, *e;
 	int err;
 
 	blob = calloc(1, size);
@@ -337,25 +345,23 @@ int table_create_initial(struct context *ctx, struct table **out)
 	for (i = 0; i < 3; i++) {
 		struct xt_standard_target *st;
 
-		e = (struct ipt_entry *)(blob + i * std_size);
-		e->target_offset = sizeof(*e);
-		e->next_offset = std_size;
-		st = (struct xt_standard_target *)e->elems;
+		e = blob + i * std_size;
+		entry_set_offsets(fam, e, std_size);
+		st = (struct xt_standard_target *)(e + fam->entry_size);
 		st->target.u.target_size = sizeof(*st);
 		st->verdict = -NF_ACCEPT - 1;
 		repl.valid_hooks |= 1u << hooks[i];
 		repl.hook_entry[hooks[i]] = i * std_size;
 		repl.underflow[hooks[i]] = i * std_size;
 	}
-	e = (struct ipt_entry *)(blob + 3 * std_size);
-	e->target_offset = sizeof(*e);
-	e->next_offset = err_size;
-	et = (struct xt_error_target *)e->elems;
+	e = blob + 3 * std_size;
+	entry_set_offsets(fam, e, err_size);
+	et = (struct xt_error_target *)(e + fam->entry_size);
 	et->target.u.target_size = sizeof(*et);
 	strcpy(et->target.u.user.name, XT_ERROR_TARGET);
 	strcpy(et->errorname, XT_ERROR_TARGET);
 
-	err = table_from_replace(ctx, &repl, blob, out);
+	err = table_from_replace(ctx, fam, &repl, blob, out);
 	free(blob);
 	return err;
 }
@@ -387,9 +393,8 @@ void table_to_entries(const struct table *t, const struct xt_counters *counters,
 		char *o = (char *)out + r->offset;
 		const struct target_ops *tops = r->target.ops;
 
-		memcpy(o, in, sizeof(struct ipt_entry));
-		memcpy(o + offsetof(struct ipt_entry, counters), &counters[i],
-		       sizeof(counters[i]));
+		memcpy(o, in, t->fam->entry_size);
+		entry_set_counters(t->fam, o, &counters[i]);
 		for (j = 0; j < r->num_matches; j++) {
 			const struct match *m = &r->matches[j];
 

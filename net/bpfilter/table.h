@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A validated ip_tables table: what IPT_SO_SET_REPLACE installs and
- * IPT_SO_GET_INFO / IPT_SO_GET_ENTRIES read back.
+ * A validated ip_tables or ip6_tables table: what IPT_SO_SET_REPLACE
+ * (IP6T_SO_SET_REPLACE) installs and IPT_SO_GET_INFO / IPT_SO_GET_ENTRIES
+ * read back. struct ipt_replace, ipt_getinfo and ipt_get_entries stand for
+ * both families' headers: ip6_tables' are laid out alike.
  */
 #ifndef NET_BPFILTER_TABLE_H
 #define NET_BPFILTER_TABLE_H
@@ -13,10 +15,12 @@
 #include "rule.h"
 
 struct context;
+struct family;
 
 #define TABLE_NO_HOOK 0xFFFFFFFFu	/* hook_entry/underflow of a hook not in valid_hooks */
 
 struct table {
+	const struct family *fam;		/* whose entries (family.h) */
 	char name[XT_TABLE_MAXNAMELEN];
 	uint32_t valid_hooks;			/* bitmask of 1 << NF_INET_* */
 	uint32_t hook_entry[NF_INET_NUMHOOKS];	/* blob offsets, TABLE_NO_HOOK if unused */
@@ -28,6 +32,7 @@ struct table {
 	uint32_t num_entries;
 	struct rule *rules;			/* num_entries rules in blob order */
 	bool needs_conntrack;			/* a match needs conntrack on (match_ops) */
+	bool needs_holds;			/* a match is the kernel's (match_ops.kernel) */
 	uint32_t hold_base, num_holds;		/* ids of its held matches (hold.h) */
 	/*
 	 * The submitted blob as validated, with counters zeroed and comefrom
@@ -40,17 +45,18 @@ struct table {
 #define TABLE_FILTER "filter"
 
 /*
- * Build the kernel's initial filter table (valid_hooks 0x0e, 3 ACCEPT policies + ERROR, 632
- * bytes): 0 or -ENOMEM.
+ * Build the kernel's initial filter table of family @fam (valid_hooks 0x0e, 3 ACCEPT
+ * policies + ERROR; 632 bytes for IPv4, 856 for IPv6): 0 or -ENOMEM.
  */
-int table_create_initial(struct context *ctx, struct table **out);
+int table_create_initial(struct context *ctx, const struct family *fam, struct table **out);
 /*
- * Validate @blob (repl->size bytes) with @repl's hooks and counts exactly as
- * translate_table() does, including mark_source_chains() (-ELOOP) and the
- * extension checks, and build a table named repl->name: 0 or -errno.
+ * Validate @blob (repl->size bytes, entries of family @fam) with @repl's
+ * hooks and counts exactly as translate_table() does, including
+ * mark_source_chains() (-ELOOP) and the extension checks, and build a table
+ * named repl->name: 0 or -errno.
  */
-int table_from_replace(struct context *ctx, const struct ipt_replace *repl, const void *blob,
-		       struct table **out);
+int table_from_replace(struct context *ctx, const struct family *fam,
+		       const struct ipt_replace *repl, const void *blob, struct table **out);
 /*
  * Write the GET_ENTRIES entry table into @out (t->size bytes) with @counters
  * (t->num_entries pairs). Only the bytes the kernel writes are touched: pass

@@ -12,6 +12,8 @@
 #include <linux/netfilter.h>
 
 #include "context.h"
+#include "family.h"
+#include "rule.h"
 
 /* Every known target. Adding one: a target_*.c file and one line here. */
 static const struct target_ops *const target_list[] = {
@@ -25,28 +27,30 @@ static const struct target_ops *const target_list[] = {
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))
 
-const struct target_ops *target_ops_find(const char *name, uint8_t revision, int *err)
+const struct target_ops *target_ops_find(uint8_t nfproto, const char *name, uint8_t revision,
+					 int *err)
 {
 	int i = ext_find((const void *const *)target_list, TARGET_COUNT,
-			 offsetof(struct target_ops, id), name, revision);
+			 offsetof(struct target_ops, id), nfproto, name, revision);
 
 	*err = i < 0 ? i : 0;
 	return i < 0 ? NULL : target_list[i];
 }
 
-int target_revision(const char *name, uint8_t revision)
+int target_revision(uint8_t nfproto, const char *name, uint8_t revision)
 {
 	return ext_revision((const void *const *)target_list, TARGET_COUNT,
-			    offsetof(struct target_ops, id), name, revision);
+			    offsetof(struct target_ops, id), nfproto, name, revision);
 }
 
-int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t)
+int target_init(struct context *ctx, const struct family *f, const struct rule *r,
+		const void *target, struct target *t)
 {
-	const struct xt_entry_target *et = (const void *)((const char *)e + e->target_offset);
+	const struct xt_entry_target *et = target;
 	const struct target_ops *ops;
 	int err;
 
-	ops = target_ops_find(et->u.user.name, et->u.user.revision, &err);
+	ops = target_ops_find(f->nfproto, et->u.user.name, et->u.user.revision, &err);
 	if (!ops) {
 		bf_dbg(ctx, "target '%.*s' rev %u: not found (%d)", XT_EXTENSION_MAXNAMELEN - 1,
 		       et->u.user.name, et->u.user.revision, err);
@@ -58,17 +62,17 @@ int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t
 		return -EINVAL;
 	}
 	/* xt_check_target()'s order: size, hooks, protocol, checkentry. */
-	if (ops->hooks && (e->comefrom & ~ops->hooks)) {
+	if (ops->hooks && (r->comefrom & ~ops->hooks)) {
 		bf_dbg(ctx, "target '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
-		       e->comefrom, ops->hooks);
+		       r->comefrom, ops->hooks);
 		return -EINVAL;
 	}
-	if (ops->proto && (ops->proto != e->ip.proto || (e->ip.invflags & IPT_INV_PROTO))) {
+	if (ops->proto && (ops->proto != r->ip.proto || (r->ip.invflags & XT_INV_PROTO))) {
 		bf_dbg(ctx, "target '%s': only valid for protocol %u", ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {
-		err = ops->check(ctx, e, et->data);
+		err = ops->check(ctx, r, et->data);
 		if (err)
 			return err;
 	}

@@ -9,12 +9,13 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/x_tables.h>
 
 #include "extension.h"
 
 struct context;
 struct codegen;
+struct family;
 struct rule;
 struct target;
 
@@ -22,10 +23,10 @@ struct target_ops {
 	struct ext_id id;
 	uint16_t size;		/* payload size, XT_ALIGN'd: target_size must be 32 + size */
 	uint16_t usersize;	/* bytes the kernel copies back in GET_ENTRIES (its targetsize) */
-	uint8_t proto;		/* required ipt_ip.proto, 0 = any */
+	uint8_t proto;		/* required proto of the entry, 0 = any */
 	uint8_t hooks;		/* 1 << NF_INET_* the rule may be reached from, 0 = any */
 	/* the extension's own payload check: 0 or -errno */
-	int (*check)(struct context *ctx, const struct ipt_entry *e, const void *data);
+	int (*check)(struct context *ctx, const struct rule *r, const void *data);
 	/*
 	 * An extension target's BPF (TARGET_OTHER), after the rule's counter:
 	 * it ends the program with a verdict, or falls through to the next rule
@@ -59,17 +60,22 @@ struct target {
 };
 
 /*
- * Find the target @name/@revision as xt_find_target does: ops, or NULL with *err
- * -EINVAL/-ENOENT/-EPROTOTYPE.
+ * Find the target @name/@revision of family @nfproto as xt_find_target does: ops, or
+ * NULL with *err -EINVAL/-ENOENT/-EPROTOTYPE.
  */
-const struct target_ops *target_ops_find(const char *name, uint8_t revision, int *err);
-/* Answer IPT_SO_GET_REVISION_TARGET for @name/@revision: 0, -ENOENT or -EPROTONOSUPPORT. */
-int target_revision(const char *name, uint8_t revision);
+const struct target_ops *target_ops_find(uint8_t nfproto, const char *name, uint8_t revision,
+					 int *err);
 /*
- * Look up and check the target of entry @e (find_check_entry's target half) into @t: 0 or
- * -errno.
+ * Answer IPT_SO_GET_REVISION_TARGET of family @nfproto for @name/@revision: 0, -ENOENT
+ * or -EPROTONOSUPPORT.
  */
-int target_init(struct context *ctx, const struct ipt_entry *e, struct target *t);
+int target_revision(uint8_t nfproto, const char *name, uint8_t revision);
+/*
+ * Look up and check the target @et of rule @r (family @f; its ip and comefrom set),
+ * find_check_entry's target half, into @t: 0 or -errno.
+ */
+int target_init(struct context *ctx, const struct family *f, const struct rule *r,
+		const void *et, struct target *t);
 
 extern const struct target_ops standard_target_ops;
 extern const struct target_ops error_target_ops;

@@ -12,7 +12,7 @@
 #include "target.h"
 
 const struct target_ops error_target_ops = {
-	.id = { .name = XT_ERROR_TARGET, .revision = 0, .family = NFPROTO_IPV4 },
+	.id = { .name = XT_ERROR_TARGET, .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(XT_FUNCTION_MAXNAMELEN),
 	.usersize = XT_FUNCTION_MAXNAMELEN,
 };

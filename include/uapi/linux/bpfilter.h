@@ -118,6 +118,12 @@ struct mbox_request {
 	__u32 max_netns;	/* namespaces with a table, per owner */
 	__u32 max_entries;	/* rules (ipt_entry) in all of them */
 	__u32 max_bytes;	/* bytes of their entries blobs */
+	/*
+	 * NFPROTO_IPV4 (IPT_SO_* on PF_INET) or NFPROTO_IPV6 (IP6T_SO_* on
+	 * PF_INET6, the same numbers); 0 is NFPROTO_IPV4. Each family has its
+	 * own tables in a namespace, as ip_tables and ip6_tables do.
+	 */
+	__u32 family;
 };
 
 /* One reply: 0 or a negative errno, returned to the caller as is. */

@@ -36,6 +36,7 @@
 
 #include "codegen.h"
 #include "context.h"
+#include "family.h"
 #include "match.h"
 #include "rule.h"
 #include "table.h"
@@ -238,7 +239,7 @@ static void print_registered(const struct spy *s)
 	unsigned int rev;
 
 	for (rev = 0; rev < 256; rev++)
-		if (!(s->target ? target_revision(name, rev) : match_revision(name, rev)))
+		if (!(s->target ? target_revision(NFPROTO_IPV4, name, rev) : match_revision(NFPROTO_IPV4, name, rev)))
 			fprintf(stderr, "fuzz_blob: registered %s/%u\n", name, rev);
 }
 
@@ -340,7 +341,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!blob)
 		return 0;
 	memcpy(blob, data + sizeof(repl), repl.size);
-	err = table_from_replace(&ctx, &repl, blob, &t);
+	err = table_from_replace(&ctx, &family_ipv4, &repl, blob, &t);
 	if (err) {
 		free(blob);
 		if (check_mode) {
@@ -356,7 +357,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(view, t->entries, t->size);
 	table_to_entries(t, counters, view);
 	/* What GET_ENTRIES shows is itself a valid table with the same layout. */
-	if (table_from_replace(&ctx, &repl, view, &t2))
+	if (table_from_replace(&ctx, &family_ipv4, &repl, view, &t2))
 		abort();
 	view2 = malloc(t->size ? t->size : 1);
 	if (!view2)

@@ -43,6 +43,7 @@
 #include "btf.h"
 #include "codegen.h"
 #include "context.h"
+#include "family.h"
 #include "table.h"
 
 #define V_DROP (-NF_DROP - 1)
@@ -363,7 +364,7 @@ static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
 	err = tb_finish(self->tb, &repl);
 	if (err)
 		return err;
-	err = table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t);
+	err = table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
 	if (err) {
 		TH_LOG("table_from_replace: %d", err);
 		return err;
@@ -1284,7 +1285,7 @@ TEST_F(cg, queue_is_not_supported)
 	tb_verdict(self->tb, V_QUEUE);
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
 	ASSERT_EQ(0, tb_finish(self->tb, &repl));
-	ASSERT_EQ(0, table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t));
+	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t));
 	codegen_init(&cg, &self->bi);
 	EXPECT_EQ(-EOPNOTSUPP, codegen_hook(&cg, self->t, NF_INET_LOCAL_OUT));
 	EXPECT_EQ(OUT0, cg.err_rule);
@@ -1576,7 +1577,7 @@ static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 		return err;
 	table_free(self->t);
 	self->t = NULL;
-	return table_from_replace(&self->ctx, &repl, self->tb->blob, &self->t);
+	return table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
 }
 
 /* How a table is built: folding threshold, segment size (0: one program), header reads. */

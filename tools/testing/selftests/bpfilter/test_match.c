@@ -30,11 +30,14 @@
 #include <linux/netfilter/xt_pkttype.h>
 #include <linux/netfilter/xt_realm.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
 
 #include "context.h"
+#include "family.h"
+#include "rule.h"
 #include "match.h"
 
 struct mbuf {
@@ -52,6 +55,16 @@ static struct context *test_ctx(void)
 	return &ctx;
 }
 
+/* match_init() of @em in the IPv4 entry @e, as rule_init() calls it. */
+static int entry_match_init(const struct ipt_entry *e, const struct xt_entry_match *em,
+			    uint32_t offset, struct match *m)
+{
+	struct rule r = { .comefrom = e->comefrom };
+
+	family_ipv4.to_model(e, &r.ip);
+	return match_init(test_ctx(), &family_ipv4, &r, em, offset, m);
+}
+
 static int init_sz(const char *name, uint8_t rev, uint16_t payload, const void *data,
 		   size_t dsize, const struct ipt_ip *ip, uint32_t comefrom)
 {
@@ -65,7 +78,7 @@ static int init_sz(const char *name, uint8_t rev, uint16_t payload, const void *
 	b.m.u.match_size = sizeof(b.m) + payload;
 	if (data)
 		memcpy(b.data, data, dsize < payload ? dsize : payload);
-	return match_init(test_ctx(), &e, &b.m, 112, &m);
+	return entry_match_init(&e, &b.m, 112, &m);
 }
 
 /* @data is a struct; only its own bytes are copied into the payload. */
@@ -80,20 +93,20 @@ TEST(find)
 	char longname[XT_EXTENSION_MAXNAMELEN];
 	int err = 0;
 
-	EXPECT_EQ(&tcp_match_ops, match_ops_find("tcp", 0, &err));
-	EXPECT_EQ(&udp_match_ops, match_ops_find("udp", 0, &err));
-	EXPECT_EQ(&icmp_match_ops, match_ops_find("icmp", 0, &err));
-	EXPECT_EQ(NULL, match_ops_find("tcp", 1, &err));
+	EXPECT_EQ(&tcp_match_ops, match_ops_find(NFPROTO_IPV4, "tcp", 0, &err));
+	EXPECT_EQ(&udp_match_ops, match_ops_find(NFPROTO_IPV4, "udp", 0, &err));
+	EXPECT_EQ(&icmp_match_ops, match_ops_find(NFPROTO_IPV4, "icmp", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "tcp", 1, &err));
 	/* tcp is an NFPROTO_IPV4 match: a bad revision is ENOENT, not EPROTOTYPE. */
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, match_ops_find("nosuch", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "nosuch", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
 	/* conntrack is NFPROTO_UNSPEC: a revision it lacks is EPROTOTYPE. */
-	EXPECT_EQ(&conntrack3_match_ops, match_ops_find("conntrack", 3, &err));
-	EXPECT_EQ(NULL, match_ops_find("conntrack", 0, &err));
+	EXPECT_EQ(&conntrack3_match_ops, match_ops_find(NFPROTO_IPV4, "conntrack", 3, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "conntrack", 0, &err));
 	EXPECT_EQ(-EPROTOTYPE, err);
 	memset(longname, 'x', sizeof(longname));
-	EXPECT_EQ(NULL, match_ops_find(longname, 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, longname, 0, &err));
 	EXPECT_EQ(-EINVAL, err);
 	/* Sizes are the kernel's XT_ALIGN'd payloads. */
 	EXPECT_EQ(16, tcp_match_ops.size);
@@ -106,15 +119,15 @@ TEST(find)
 
 TEST(revision)
 {
-	EXPECT_EQ(0, match_revision("tcp", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("tcp", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("udp", 2));
-	EXPECT_EQ(0, match_revision("icmp", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("conntrack", 0));
-	EXPECT_EQ(0, match_revision("conntrack", 3));
-	EXPECT_EQ(0, match_revision("state", 0));
-	EXPECT_EQ(-ENOENT, match_revision("nosuch", 0));
-	EXPECT_EQ(-ENOENT, match_revision("", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "tcp", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "tcp", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "udp", 2));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "icmp", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "conntrack", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "conntrack", 3));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "state", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "nosuch", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "", 0));
 }
 
 TEST(tcp_checks)
@@ -173,7 +186,7 @@ TEST(parsed_fields)
 	memset(&b, 0, sizeof(b));
 	strcpy(b.m.u.user.name, "udp");
 	b.m.u.match_size = 48;
-	ASSERT_EQ(0, match_init(test_ctx(), &e, &b.m, 152, &m));
+	ASSERT_EQ(0, entry_match_init(&e, &b.m, 152, &m));
 	EXPECT_EQ(&udp_match_ops, m.ops);
 	EXPECT_EQ((const void *)b.m.data, m.data);
 	EXPECT_EQ(152, m.offset);
@@ -211,7 +224,7 @@ TEST(find_new)
 
 	for (i = 0; i < ARRAY_SIZE(m); i++) {
 		err = 0;
-		EXPECT_EQ(m[i].ops, match_ops_find(m[i].name, m[i].rev, &err))
+		EXPECT_EQ(m[i].ops, match_ops_find(NFPROTO_IPV4, m[i].name, m[i].rev, &err))
 			TH_LOG("%s rev %u", m[i].name, m[i].rev);
 		EXPECT_EQ(m[i].size, m[i].ops->size) TH_LOG("%s", m[i].name);
 		EXPECT_EQ(m[i].usersize, m[i].ops->usersize) TH_LOG("%s", m[i].name);
@@ -221,55 +234,55 @@ TEST(find_new)
 			if (other[j] == m[i].rev)
 				continue;
 			err = 0;
-			EXPECT_EQ(NULL, match_ops_find(m[i].name, other[j], &err));
+			EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, m[i].name, other[j], &err));
 			EXPECT_EQ(m[i].unspec ? -EPROTOTYPE : -ENOENT, err)
 				TH_LOG("%s rev %u", m[i].name, other[j]);
 		}
 	}
 	/* Names are exact: no case folding, no IPv6 twins, no targets. */
-	EXPECT_EQ(NULL, match_ops_find("MARK", 1, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "MARK", 1, &err));
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, match_ops_find("hl", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "hl", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, match_ops_find("DSCP", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "DSCP", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
 }
 
 TEST(revision_new)
 {
-	EXPECT_EQ(0, match_revision("comment", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("comment", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("multiport", 0));
-	EXPECT_EQ(0, match_revision("multiport", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("multiport", 2));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("iprange", 0));
-	EXPECT_EQ(0, match_revision("iprange", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("mark", 0));
-	EXPECT_EQ(0, match_revision("mark", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("mark", 2));
-	EXPECT_EQ(0, match_revision("length", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("length", 1));
-	EXPECT_EQ(0, match_revision("ttl", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("ttl", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("tos", 0));
-	EXPECT_EQ(0, match_revision("tos", 1));
-	EXPECT_EQ(0, match_revision("dscp", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("dscp", 1));
-	EXPECT_EQ(0, match_revision("ah", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("ah", 1));
-	EXPECT_EQ(0, match_revision("esp", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("esp", 255));
-	EXPECT_EQ(0, match_revision("ecn", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("ecn", 1));
-	EXPECT_EQ(0, match_revision("tcpmss", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("tcpmss", 1));
-	EXPECT_EQ(0, match_revision("u32", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("u32", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "comment", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "comment", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "multiport", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "multiport", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "multiport", 2));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "iprange", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "iprange", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "mark", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "mark", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "mark", 2));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "length", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "length", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "ttl", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "ttl", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "tos", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "tos", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "dscp", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "dscp", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "ah", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "ah", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "esp", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "esp", 255));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "ecn", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "ecn", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "tcpmss", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "tcpmss", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "u32", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "u32", 1));
 	/* ip6tables' hop-limit match and the targets are not IPv4 matches. */
-	EXPECT_EQ(-ENOENT, match_revision("hl", 0));
-	EXPECT_EQ(-ENOENT, match_revision("MARK", 2));
-	EXPECT_EQ(-ENOENT, match_revision("DSCP", 0));
-	EXPECT_EQ(-ENOENT, match_revision("TOS", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "hl", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "MARK", 2));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "DSCP", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "TOS", 0));
 }
 
 TEST(multiport_checks)
@@ -594,7 +607,7 @@ TEST(parsed_fields_comment)
 	strcpy(b.m.u.user.name, "comment");
 	b.m.u.match_size = sizeof(b.m) + 256;
 	memset(b.data, 'c', 256);
-	ASSERT_EQ(0, match_init(test_ctx(), &e, &b.m, 112, &m));
+	ASSERT_EQ(0, entry_match_init(&e, &b.m, 112, &m));
 	EXPECT_EQ(&comment_match_ops, m.ops);
 	EXPECT_EQ((const void *)b.m.data, m.data);
 	EXPECT_EQ(112, m.offset);
@@ -623,7 +636,7 @@ TEST(limit_checks)
 	r.burst = 1;
 	EXPECT_EQ(0, init("limit", 0, 40, &r, &any_ip));
 	EXPECT_EQ(8, limit_match_ops.usersize);
-	EXPECT_EQ(0, match_revision("limit", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "limit", 0));
 	unsetenv("BPFILTER_HZ");
 }
 
@@ -664,9 +677,9 @@ TEST(recent_checks)
 	EXPECT_EQ(-EINVAL, init("recent", 1, 232, &r, &any_ip));
 	memset(r.name, 'n', sizeof(r.name));
 	EXPECT_EQ(-ENAMETOOLONG, init("recent", 1, 232, &r, &any_ip));
-	EXPECT_EQ(0, match_revision("recent", 0));
-	EXPECT_EQ(0, match_revision("recent", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("recent", 2));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "recent", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "recent", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "recent", 2));
 	EXPECT_EQ(sizeof(struct xt_recent_mtinfo_v1), recent1_match_ops.usersize);
 }
 
@@ -691,8 +704,8 @@ TEST(cpu_statistic_checks)
 	EXPECT_EQ(-EINVAL, init("statistic", 0, 24, &s, &any_ip));
 	/* The kernel's master pointer is not given back in GET_ENTRIES. */
 	EXPECT_EQ(16, statistic_match_ops.usersize);
-	EXPECT_EQ(0, match_revision("statistic", 0));
-	EXPECT_EQ(0, match_revision("cpu", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "statistic", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "cpu", 0));
 }
 
 /* addrtype_mt_checkentry_v1(): one interface limit, only on hooks that have it. */
@@ -718,8 +731,8 @@ TEST(addrtype_checks)
 	EXPECT_EQ(0, init_at("addrtype", 1, 8, &a, &any_ip, in | out));
 	/* Revision 0 has no checkentry at all. */
 	EXPECT_EQ(0, init_at("addrtype", 0, 16, &a0, &any_ip, in | out));
-	EXPECT_EQ(0, match_revision("addrtype", 0));
-	EXPECT_EQ(0, match_revision("addrtype", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "addrtype", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "addrtype", 1));
 }
 
 /* devgroup_mt_checkentry(): known flags; --src-group and --dst-group only where the device exists. */
@@ -778,12 +791,12 @@ TEST(meta_hooks_and_sizes)
 	EXPECT_EQ(-EINVAL, init_at("pkttype", 0, 16, &pt, &any_ip, in));
 	EXPECT_EQ(0, init_at("connmark", 1, 16, &cm, &any_ip, in | out));
 	EXPECT_EQ(-EINVAL, init_at("connmark", 1, 12, &cm, &any_ip, in));
-	EXPECT_EQ(0, match_revision("pkttype", 0));
-	EXPECT_EQ(0, match_revision("devgroup", 0));
-	EXPECT_EQ(0, match_revision("realm", 0));
-	EXPECT_EQ(0, match_revision("mac", 0));
-	EXPECT_EQ(0, match_revision("connmark", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("connmark", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "pkttype", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "devgroup", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "realm", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "mac", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "connmark", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "connmark", 0));
 }
 
 /*
@@ -806,8 +819,8 @@ TEST(owner_checks)
 	o.match = XT_OWNER_SOCKET;
 	o.invert = 0xff;
 	EXPECT_EQ(0, init_at("owner", 1, 24, &o, &any_ip, out));
-	EXPECT_EQ(0, match_revision("owner", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("owner", 0));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV4, "owner", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "owner", 0));
 }
 
 /*
@@ -836,7 +849,7 @@ TEST(kernel_matches)
 	int err;
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		ops = match_ops_find(m[i].name, m[i].rev, &err);
+		ops = match_ops_find(NFPROTO_IPV4, m[i].name, m[i].rev, &err);
 		ASSERT_NE(NULL, ops) TH_LOG("%s/%u", m[i].name, m[i].rev);
 		EXPECT_TRUE(ops->kernel);
 		EXPECT_EQ(m[i].size, ops->size) TH_LOG("%s/%u", m[i].name, m[i].rev);
@@ -844,10 +857,10 @@ TEST(kernel_matches)
 		EXPECT_EQ(-EINVAL, init_sz(m[i].name, m[i].rev, m[i].size - 8, NULL, 0, &any_ip,
 					   1 << NF_INET_LOCAL_OUT));
 	}
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("set", 5));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("hashlimit", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("connlimit", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, match_revision("string", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "set", 5));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "hashlimit", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "connlimit", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV4, "string", 0));
 }
 
 /* ecn_mt_check4(): known bits only; the TCP bits need -p tcp, not inverted. */
@@ -950,6 +963,28 @@ TEST(u32_checks)
 	EXPECT_EQ(-EINVAL, init("u32", 0, 1976, u, &any_ip));
 	EXPECT_EQ(-EPROTOTYPE, init("u32", 1, 1984, u, &any_ip));
 	free(u);
+}
+
+/* x_tables' per-family lists: IPv6 finds its own, the shared ones and the UNSPEC ones. */
+TEST(family_lookups)
+{
+	int err;
+
+	EXPECT_EQ(&icmp6_match_ops, match_ops_find(NFPROTO_IPV6, "icmp6", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV4, "icmp6", 0, &err));
+	EXPECT_EQ(-ENOENT, err);
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV6, "icmp", 0, &err));
+	EXPECT_EQ(-ENOENT, err);
+	EXPECT_EQ(&tcp_match_ops, match_ops_find(NFPROTO_IPV6, "tcp", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV6, "tcp", 1, &err));
+	EXPECT_EQ(-ENOENT, err);
+	EXPECT_EQ(&mark_match_ops, match_ops_find(NFPROTO_IPV6, "mark", 1, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV6, "mark", 0, &err));
+	EXPECT_EQ(-EPROTOTYPE, err);
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV6, "icmp6", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "icmp6", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV6, "iprange", 1));
+	EXPECT_EQ(0, match_revision(NFPROTO_IPV6, "comment", 0));
 }
 
 TEST_HARNESS_MAIN

@@ -2,12 +2,15 @@
 /* rule.c: per-entry layout checks and the parse into struct rule. */
 #define _GNU_SOURCE
 
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 #include <errno.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
 #include "kselftest_harness.h"
 
 #include "context.h"
+#include "family.h"
 #include "helper_blob.h"
 #include "rule.h"
 
@@ -28,12 +31,12 @@ TEST(check_entry_limits)
 
 	bb_init(&b);
 	o = bb_std(&b, &ip, DROP);
-	EXPECT_EQ(0, rule_check_entry(bb_at(&b, o), 0, 152));
-	EXPECT_EQ(0, rule_check_entry(bb_at(&b, o), 0, 4096));
-	EXPECT_EQ(-EINVAL, rule_check_entry(bb_at(&b, o), 0, 151));
-	EXPECT_EQ(-EINVAL, rule_check_entry(bb_at(&b, o), 0, 112));
-	EXPECT_EQ(-EINVAL, rule_check_entry(bb_at(&b, o), 4, 4096));
-	EXPECT_EQ(-EINVAL, rule_check_entry(bb_at(&b, o), 8, 152));
+	EXPECT_EQ(0, rule_check_entry(&family_ipv4, bb_at(&b, o), 0, 152));
+	EXPECT_EQ(0, rule_check_entry(&family_ipv4, bb_at(&b, o), 0, 4096));
+	EXPECT_EQ(-EINVAL, rule_check_entry(&family_ipv4, bb_at(&b, o), 0, 151));
+	EXPECT_EQ(-EINVAL, rule_check_entry(&family_ipv4, bb_at(&b, o), 0, 112));
+	EXPECT_EQ(-EINVAL, rule_check_entry(&family_ipv4, bb_at(&b, o), 4, 4096));
+	EXPECT_EQ(-EINVAL, rule_check_entry(&family_ipv4, bb_at(&b, o), 8, 152));
 }
 
 TEST(unconditional)
@@ -45,11 +48,11 @@ TEST(unconditional)
 	struct bb b;
 
 	bb_init(&b);
-	EXPECT_TRUE(rule_unconditional(bb_at(&b, bb_std(&b, NULL, ACCEPT))));
-	EXPECT_FALSE(rule_unconditional(bb_at(&b, bb_std(&b, &ip, ACCEPT))));
-	EXPECT_FALSE(rule_unconditional(bb_at(&b, bb_std(&b, &ifc, ACCEPT))));
+	EXPECT_TRUE(rule_unconditional(&family_ipv4, bb_at(&b, bb_std(&b, NULL, ACCEPT))));
+	EXPECT_FALSE(rule_unconditional(&family_ipv4, bb_at(&b, bb_std(&b, &ip, ACCEPT))));
+	EXPECT_FALSE(rule_unconditional(&family_ipv4, bb_at(&b, bb_std(&b, &ifc, ACCEPT))));
 	/* A match makes it conditional even with a zero ipt_ip. */
-	EXPECT_FALSE(rule_unconditional(bb_at(&b, bb_std_m(&b, NULL, &m, ACCEPT))));
+	EXPECT_FALSE(rule_unconditional(&family_ipv4, bb_at(&b, bb_std_m(&b, NULL, &m, ACCEPT))));
 }
 
 TEST(parse)
@@ -70,14 +73,16 @@ TEST(parse)
 	t.len = sizeof(verdict);
 	bb_init(&b);
 	o = bb_entry(&b, &ip, ms, 2, &t);
-	ASSERT_EQ(0, rule_check_entry(bb_at(&b, o), o, b.size));
-	ASSERT_EQ(0, rule_init(test_ctx(), bb_at(&b, o), o, &r));
+	ASSERT_EQ(0, rule_check_entry(&family_ipv4, bb_at(&b, o), o, b.size));
+	ASSERT_EQ(0, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
 	EXPECT_EQ(2, r.num_matches);
 	EXPECT_EQ(112, r.matches[0].offset);
 	EXPECT_EQ(160, r.matches[1].offset);
 	EXPECT_EQ(208, r.target_offset);
 	EXPECT_EQ(248, r.next_offset);
-	EXPECT_EQ(0x0100000a, r.ip.src.s_addr);
+	EXPECT_EQ(10, r.ip.src[0]);
+	EXPECT_EQ(1, r.ip.src[3]);
+	EXPECT_EQ(RULE_F_PROTO, r.ip.flags);
 	EXPECT_EQ(3, ((const struct xt_tcp *)r.matches[1].data)->dpts[0]);
 	EXPECT_EQ(TARGET_VERDICT, r.target.kind);
 	EXPECT_EQ(DROP, r.target.verdict);
@@ -97,10 +102,10 @@ TEST(parse_errors_free)
 
 	bb_init(&b);
 	o = bb_entry(&b, &ip, ms, 2, &t);
-	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), bb_at(&b, o), o, &r));
+	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
 	EXPECT_EQ(NULL, r.matches);
 	o = bb_entry(&b, &ip, ms, 1, &t);
-	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), bb_at(&b, o), o, &r));
+	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
 }
 
 TEST_HARNESS_MAIN

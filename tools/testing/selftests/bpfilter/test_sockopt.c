@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -24,6 +26,7 @@
 
 #include "backend.h"
 #include "context.h"
+#include "family.h"
 #include "helper_blob.h"
 #include "sockopt.h"
 #include "table.h"
@@ -420,7 +423,7 @@ TEST_F(sockopt, user_budgets)
 	ASSERT_EQ(0, call_budget(&self->ctx, 22, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1000));
 	EXPECT_EQ(-ENOMEM, call_budget(&self->ctx, 23, 0, IPT_SO_GET_INFO, &info, sizeof(info),
 				       &u1000));
-	EXPECT_EQ(NULL, context_find_netns(&self->ctx, 23));
+	EXPECT_EQ(NULL, context_find_netns(&self->ctx, 23, NULL));
 	/* Another user, and root, still get theirs. */
 	EXPECT_EQ(0, call_budget(&self->ctx, 24, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1001));
 	EXPECT_EQ(0, call_budget(&self->ctx, 25, 0, IPT_SO_GET_INFO, &info, sizeof(info), NULL));
@@ -537,8 +540,8 @@ TEST(budgets_survive_restart)
 	context_fini(&ctx);
 
 	ASSERT_EQ(0, context_init(&ctx, fd, -1, "store"));
-	EXPECT_NE(NULL, context_find_netns(&ctx, 31));
-	EXPECT_NE(NULL, context_find_netns(&ctx, 32));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 31, NULL));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 32, NULL));
 	/* No third namespace, and no rule more in a restored one, before any request. */
 	EXPECT_EQ(-ENOMEM, call_budget(&ctx, 33, 0, IPT_SO_GET_INFO, &info, sizeof(info),
 				       &u1000));

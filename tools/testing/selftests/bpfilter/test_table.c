@@ -5,6 +5,9 @@
  */
 #define _GNU_SOURCE
 
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <errno.h>
 #include <sched.h>
 #include <stddef.h>
@@ -17,7 +20,9 @@
 #include "kselftest_harness.h"
 
 #include "context.h"
+#include "family.h"
 #include "helper_blob.h"
+#include "rule.h"
 #include "table.h"
 
 static struct context *test_ctx(void)
@@ -73,7 +78,7 @@ static int kernel_replace(const struct ipt_replace *hdr, const void *blob)
 static int translate_hdr_out(struct bb *b, struct ipt_replace *r, struct table **out)
 {
 	struct table *t = NULL;
-	int err = table_from_replace(test_ctx(), r, b->buf, &t);
+	int err = table_from_replace(test_ctx(), &family_ipv4, r, b->buf, &t);
 	int kerr = kernel_replace(r, b->buf);
 
 	if (kerr != 1 && r->valid_hooks == 0x0e && kerr != err) {
@@ -138,7 +143,7 @@ TEST(initial_table)
 {
 	struct table *t;
 
-	ASSERT_EQ(0, table_create_initial(test_ctx(), &t));
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv4, &t));
 	EXPECT_EQ(632, t->size);
 	EXPECT_EQ(4, t->num_entries);
 	EXPECT_EQ(0x0e, t->valid_hooks);
@@ -247,7 +252,7 @@ TEST(goto_and_unreachable)
 	bb_error(&b, "ERROR");
 	bb_set_verdict(&b, j, first);
 	ASSERT_EQ(0, translate(&b, &t));
-	EXPECT_EQ(IPT_F_GOTO, t->rules[0].ip.flags);
+	EXPECT_EQ(RULE_F_GOTO, t->rules[0].ip.flags);
 	EXPECT_EQ(0, t->rules[7].comefrom);
 	table_free(t);
 }
@@ -645,6 +650,117 @@ TEST(entries_view_and_info)
 	EXPECT_EQ(0, table_rule_at(t, r));
 	EXPECT_EQ(-ENOENT, table_rule_at(t, r + 8));
 	table_free(t);
+}
+
+
+/* The real ip6_tables' answer to @hdr + @blob in a fresh namespace, or 1 if not usable. */
+static int kernel_replace6(const struct ipt_replace *hdr, const void *blob)
+{
+	struct xt_counters old[4];
+	struct ip6t_replace *r;
+	int status, s;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (!pid) {
+		if (unshare(CLONE_NEWNET))
+			_exit(255);
+		s = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
+		r = calloc(1, sizeof(*r) + hdr->size);
+		if (s < 0 || !r)
+			_exit(255);
+		memcpy(r, hdr, sizeof(*r));
+		r->num_counters = 4;
+		r->counters = old;
+		memcpy(r->entries, blob, hdr->size);
+		if (setsockopt(s, IPPROTO_IPV6, IP6T_SO_SET_REPLACE, r, sizeof(*r) + hdr->size))
+			_exit(errno);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
+		return 1;
+	return -WEXITSTATUS(status);
+}
+
+TEST(initial_table_ipv6)
+{
+	struct table *t;
+
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &t));
+	EXPECT_EQ(856, t->size);
+	EXPECT_EQ(4, t->num_entries);
+	EXPECT_EQ(0x0e, t->valid_hooks);
+	EXPECT_EQ(208, t->hook_entry[NF_INET_FORWARD]);
+	EXPECT_EQ(416, t->underflow[NF_INET_LOCAL_OUT]);
+	EXPECT_EQ(1u << NF_INET_LOCAL_OUT, t->rules[2].comefrom);
+	EXPECT_EQ(TARGET_ERROR, t->rules[3].target.kind);
+	EXPECT_EQ(sizeof(struct ip6t_entry), t->rules[0].target_offset);
+	table_free(t);
+}
+
+/*
+ * ip6_checkentry(): IP6T_F_MASK (PROTO, TOS, GOTO) and IP6T_INV_MASK, on
+ * a rule placed before the INPUT policy; the same errno as ip6_tables.
+ */
+TEST(ipv6_flag_masks)
+{
+	static const struct { uint8_t flags, invflags; int err; } c[] = {
+		{ IP6T_F_PROTO, 0, 0 }, { IP6T_F_TOS, 0, 0 }, { IP6T_F_MASK, 0, 0 },
+		{ 0x08, 0, -EINVAL }, { 0x80, 0, -EINVAL },
+		{ 0, IP6T_INV_MASK, 0 }, { 0, 0x80, -EINVAL },
+	};
+	const uint32_t rule = sizeof(struct ip6t_entry) + XT_ALIGN(sizeof(struct xt_standard_target));
+	struct table *init, *t;
+	struct ipt_replace r;
+	unsigned int i, h;
+	char *blob;
+
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &init));
+	blob = calloc(1, init->size + rule);
+	ASSERT_NE(NULL, blob);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct ip6t_entry *e = (struct ip6t_entry *)blob;
+		struct xt_standard_target *st;
+		int kerr;
+
+		memset(blob, 0, init->size + rule);
+		memcpy(blob + rule, init->entries, init->size);
+		e->target_offset = sizeof(*e);
+		e->next_offset = rule;
+		e->ipv6.proto = IPPROTO_TCP;
+		e->ipv6.flags = c[i].flags;
+		e->ipv6.invflags = c[i].invflags;
+		st = (struct xt_standard_target *)e->elems;
+		st->target.u.target_size = XT_ALIGN(sizeof(*st));
+		st->verdict = -NF_DROP - 1;
+		memset(&r, 0, sizeof(r));
+		strcpy(r.name, "filter");
+		r.valid_hooks = init->valid_hooks;
+		r.num_entries = init->num_entries + 1;
+		r.size = init->size + rule;
+		for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+			if (!(init->valid_hooks & (1u << h)))
+				continue;
+			r.hook_entry[h] = h == NF_INET_LOCAL_IN ? 0 : init->hook_entry[h] + rule;
+			r.underflow[h] = init->underflow[h] + rule;
+		}
+		t = NULL;
+		EXPECT_EQ(c[i].err, table_from_replace(test_ctx(), &family_ipv6, &r, blob, &t));
+		kerr = kernel_replace6(&r, blob);
+		if (kerr != 1)
+			EXPECT_EQ(c[i].err, kerr);
+		if (t) {
+			EXPECT_EQ(c[i].flags & IP6T_F_PROTO ? RULE_F_PROTO : 0,
+				  t->rules[0].ip.flags & RULE_F_PROTO);
+			EXPECT_EQ(c[i].flags & IP6T_F_GOTO ? RULE_F_GOTO : 0,
+				  t->rules[0].ip.flags & RULE_F_GOTO);
+		}
+		table_free(t);
+	}
+	free(blob);
+	table_free(init);
 }
 
 TEST_HARNESS_MAIN

@@ -5,6 +5,8 @@
 #include <errno.h>
 
 #include <netinet/in.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_mark.h>
@@ -14,6 +16,8 @@
 #include "kselftest_harness.h"
 
 #include "context.h"
+#include "family.h"
+#include "rule.h"
 #include "helper_blob.h"
 #include "target.h"
 
@@ -26,24 +30,34 @@ static struct context *test_ctx(void)
 	return &ctx;
 }
 
+/* target_init() of the IPv4 entry @e, as rule_init() calls it. */
+static int entry_target_init(const void *e, struct target *t)
+{
+	const struct ipt_entry *ie = e;
+	struct rule r = { .comefrom = ie->comefrom };
+
+	family_ipv4.to_model(e, &r.ip);
+	return target_init(test_ctx(), &family_ipv4, &r, (const char *)e + ie->target_offset, t);
+}
+
 TEST(find_and_revision)
 {
 	char longname[XT_EXTENSION_MAXNAMELEN];
 	int err = 0;
 
-	EXPECT_EQ(&standard_target_ops, target_ops_find("", 0, &err));
-	EXPECT_EQ(&error_target_ops, target_ops_find("ERROR", 0, &err));
-	EXPECT_EQ(NULL, target_ops_find("ERROR", 1, &err));
+	EXPECT_EQ(&standard_target_ops, target_ops_find(NFPROTO_IPV4, "", 0, &err));
+	EXPECT_EQ(&error_target_ops, target_ops_find(NFPROTO_IPV4, "ERROR", 0, &err));
+	EXPECT_EQ(NULL, target_ops_find(NFPROTO_IPV4, "ERROR", 1, &err));
 	EXPECT_EQ(-ENOENT, err);
-	EXPECT_EQ(NULL, target_ops_find("NFQUEUE", 0, &err));
+	EXPECT_EQ(NULL, target_ops_find(NFPROTO_IPV4, "NFQUEUE", 0, &err));
 	EXPECT_EQ(-ENOENT, err);
 	memset(longname, 'X', sizeof(longname));
-	EXPECT_EQ(NULL, target_ops_find(longname, 0, &err));
+	EXPECT_EQ(NULL, target_ops_find(NFPROTO_IPV4, longname, 0, &err));
 	EXPECT_EQ(-EINVAL, err);
-	EXPECT_EQ(0, target_revision("", 0));
-	EXPECT_EQ(0, target_revision("ERROR", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("", 1));
-	EXPECT_EQ(-ENOENT, target_revision("NFQUEUE", 0));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "", 0));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "ERROR", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "", 1));
+	EXPECT_EQ(-ENOENT, target_revision(NFPROTO_IPV4, "NFQUEUE", 0));
 	EXPECT_EQ(8, standard_target_ops.size);
 	EXPECT_EQ(32, error_target_ops.size);
 }
@@ -57,20 +71,20 @@ TEST(kinds)
 
 	bb_init(&b);
 	o = bb_std(&b, &ip, DROP);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_VERDICT, t.kind);
 	EXPECT_EQ(DROP, t.verdict);
 	EXPECT_EQ(40, t.target_size);
 	o = bb_std(&b, &ip, 1234);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_JUMP, t.kind);
 	EXPECT_EQ(1234, t.verdict);
 	o = bb_std(&b, &ip, RETURN);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_VERDICT, t.kind);
 	EXPECT_EQ(XT_RETURN, t.verdict);
 	o = bb_error(&b, "mychain");
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_ERROR, t.kind);
 	EXPECT_STREQ("mychain", t.error_name);
 }
@@ -86,12 +100,12 @@ TEST(size_and_unknown)
 
 	bb_init(&b);
 	o = bb_entry(&b, NULL, NULL, 0, &x);	/* standard with a 16-byte payload */
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	o = bb_entry(&b, NULL, NULL, 0, &y);
-	EXPECT_EQ(-ENOENT, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-ENOENT, entry_target_init(bb_at(&b, o), &t));
 	x.revision = 2;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-ENOENT, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-ENOENT, entry_target_init(bb_at(&b, o), &t));
 }
 
 /* reject_tg_check() and the hooks of ipt_REJECT (INPUT, FORWARD, OUTPUT). */
@@ -108,29 +122,29 @@ TEST(reject_checks)
 
 	bb_init(&b);
 	o = bb_entry(&b, &udp, NULL, 0, &x);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_OTHER, t.kind);
 	EXPECT_EQ(&reject_target_ops, t.ops);
 	rej.with = IPT_ICMP_ECHOREPLY;
 	o = bb_entry(&b, &udp, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	rej.with = IPT_TCP_RESET;
 	o = bb_entry(&b, &udp, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	o = bb_entry(&b, &notcp, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	o = bb_entry(&b, &tcp, NULL, 0, &x);
-	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	/* Types the kernel does not know are taken (and send nothing). */
 	rej.with = 99;
 	o = bb_entry(&b, &udp, NULL, 0, &x);
-	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	/* Reached from PREROUTING: not a hook of REJECT. */
 	o = bb_entry(&b, &tcp, NULL, 0, &x);
 	bb_at(&b, o)->comefrom = 1 << NF_INET_PRE_ROUTING;
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
-	EXPECT_EQ(0, target_revision("REJECT", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("REJECT", 1));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "REJECT", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "REJECT", 1));
 }
 
 /* xt_mark's MARK: revision 2 only, no checkentry, from every hook; XT_CONTINUE. */
@@ -148,7 +162,7 @@ TEST(mark_target)
 	bb_at(&b, o)->comefrom = (1 << NF_INET_PRE_ROUTING) | (1 << NF_INET_LOCAL_IN) |
 				 (1 << NF_INET_FORWARD) | (1 << NF_INET_LOCAL_OUT) |
 				 (1 << NF_INET_POST_ROUTING);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(TARGET_OTHER, t.kind);
 	EXPECT_EQ(&mark_target_ops, t.ops);
 	EXPECT_TRUE(t.ops->continues);
@@ -156,15 +170,15 @@ TEST(mark_target)
 	/* Only revision 2 exists; the payload is exactly two u32s (XT_ALIGN'd: 8). */
 	x.revision = 1;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EPROTOTYPE, target_init(test_ctx(), bb_at(&b, o), &t));
-	EXPECT_EQ(0, target_revision("MARK", 2));
-	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("MARK", 1));
-	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("MARK", 3));
+	EXPECT_EQ(-EPROTOTYPE, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "MARK", 2));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "MARK", 1));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "MARK", 3));
 	x.revision = 2;
 	x.data = big;
 	x.len = sizeof(big);
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 }
 
 /* log_tg_check(): level below 8, a NUL-terminated prefix. */
@@ -179,20 +193,20 @@ TEST(log_checks)
 	strcpy(log.prefix, "dropped: ");
 	bb_init(&b);
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(&log_target_ops, t.ops);
 	EXPECT_TRUE(t.ops->continues);
 	log.level = 8;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	log.level = 7;
 	memset(log.prefix, 'x', sizeof(log.prefix));
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	log.prefix[sizeof(log.prefix) - 1] = '\0';
 	log.logflags = 0xff;		/* unknown flags are taken, as the kernel does */
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 }
 
 /* nflog_tg_check(): flags within XT_NFLOG_MASK, a NUL-terminated prefix. */
@@ -207,25 +221,25 @@ TEST(nflog_checks)
 	strcpy(nflog.prefix, "nflog: ");
 	bb_init(&b);
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	ASSERT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
+	ASSERT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(&nflog_target_ops, t.ops);
 	EXPECT_TRUE(t.ops->continues);
 	EXPECT_EQ(80, t.ops->size);
 	EXPECT_EQ(sizeof(nflog), t.ops->usersize);
 	nflog.flags = 2;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	nflog.flags = 0;
 	memset(nflog.prefix, 'x', sizeof(nflog.prefix));
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(-EINVAL, target_init(test_ctx(), bb_at(&b, o), &t));
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	nflog.prefix[sizeof(nflog.prefix) - 1] = '\0';
 	nflog.threshold = 0xffff;	/* any group, threshold and len: no checks */
 	nflog.group = 0xffff;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
-	EXPECT_EQ(0, target_init(test_ctx(), bb_at(&b, o), &t));
-	EXPECT_EQ(0, target_revision("NFLOG", 0));
-	EXPECT_EQ(-EPROTONOSUPPORT, target_revision("NFLOG", 1));
+	EXPECT_EQ(0, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "NFLOG", 0));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "NFLOG", 1));
 }
 
 TEST_HARNESS_MAIN
