@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpfilter.ko: takes over the iptables-legacy sockopts (the same PF_INET
- * ranges as ip_tables, so the two exclude each other) and forwards each call
- * to the embedded usermode helper, which does all the work. Also provides
- * /proc/net/ip_tables_names in every network namespace, tells the helper
+ * ranges as ip_tables, and PF_INET6 ones as ip6_tables unless ipv6=0, so
+ * each pair excludes each other) and forwards each call to the embedded
+ * usermode helper, which does all the work. Also provides
+ * /proc/net/ip_tables_names (and ip6_tables_names) in every network
+ * namespace, tells the helper
  * when a namespace goes away, and holds conntrack on in the namespaces whose
  * table needs it, as ip_tables' conntrack and state matches do, and the
  * checkentries of the xt matches the programs call (recent, owner, ...)
@@ -36,10 +38,14 @@
 #include "umh.h"
 
 #define BPFILTER_NAMES	"ip_tables_names"
+#define BPFILTER_NAMES6	"ip6_tables_names"
 
 static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
 			unsigned int len);
 static int bpfilter_get(struct sock *sk, int cmd, void __user *user, int *len);
+static int bpfilter_set6(struct sock *sk, int cmd, sockptr_t arg,
+			 unsigned int len);
+static int bpfilter_get6(struct sock *sk, int cmd, void __user *user, int *len);
 static int bpfilter_net_init(struct net *net);
 static void bpfilter_net_exit(struct net *net);
 
@@ -54,6 +60,7 @@ static unsigned int bpfilter_net_id __read_mostly;
 static struct bpfilter_ctx {
 	struct bpfilter_umh umh;
 	struct nf_sockopt_ops sockopts;
+	struct nf_sockopt_ops sockopts6;	/* registered if ipv6 */
 	struct pernet_operations pernet;
 	/* Serialises forwarded calls with the conntrack holds they change. */
 	struct mutex ct_lock;
@@ -72,6 +79,16 @@ static struct bpfilter_ctx {
 		.get		= bpfilter_get,
 		.owner		= THIS_MODULE,
 	},
+	.sockopts6 = {
+		.pf		= PF_INET6,
+		.set_optmin	= BPFILTER_IPT_SO_SET_REPLACE,
+		.set_optmax	= BPFILTER_IPT_SET_MAX,
+		.set		= bpfilter_set6,
+		.get_optmin	= BPFILTER_IPT_SO_GET_INFO,
+		.get_optmax	= BPFILTER_IP6T_GET_MAX,
+		.get		= bpfilter_get6,
+		.owner		= THIS_MODULE,
+	},
 	.pernet = {
 		.init	= bpfilter_net_init,
 		.exit	= bpfilter_net_exit,
@@ -80,6 +97,14 @@ static struct bpfilter_ctx {
 	},
 	.ct_lock = __MUTEX_INITIALIZER(bpfilter.ct_lock),
 };
+
+/* ip6tables-legacy too (IP6T_SO_*, the same numbers on PF_INET6). With
+ * ipv6=0 the IPv6 sockopts are left to ip6_tables, which can then be
+ * loaded next to bpfilter: IPv4 through BPF, IPv6 through ip6_tables.
+ */
+static bool ipv6 = true;
+module_param(ipv6, bool, 0444);
+MODULE_PARM_DESC(ipv6, "Also serve ip6tables-legacy (default 1); 0 leaves IPv6 to ip6_tables");
 
 module_param_named(timeout_ms, bpfilter.umh.timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms,
@@ -236,7 +261,7 @@ static void bpfilter_budget(struct net *net, struct mbox_request *req)
  * user namespace first), then forwards it. Callers the helper cannot serve,
  * because it reads their memory as a 64-bit process, get -EOPNOTSUPP.
  */
-static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
+static int bpfilter_forward(struct sock *sk, u32 family, u32 kind, int cmd,
 			    void __user *addr, int len, bool kernel_buf)
 {
 	struct net *net = sock_net(sk);
@@ -247,6 +272,7 @@ static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
 		.cmd = cmd,
 		.pid = task_pid_nr(current),
 		.netns_ino = net->ns.inum,
+		.family = family,
 	};
 
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
@@ -267,45 +293,93 @@ static int bpfilter_forward(struct sock *sk, u32 kind, int cmd,
 	return bpfilter_call(net, &req);
 }
 
-static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
-			unsigned int len)
+static int bpfilter_set_family(struct sock *sk, u32 family, int cmd,
+			       sockptr_t arg, unsigned int len)
 {
 	bool kernel_buf = sockptr_is_kernel(arg);
 
 	/* setsockopt() rejects a negative optlen, so len fits in an int. */
-	return bpfilter_forward(sk, BPFILTER_MBOX_SET, cmd,
+	return bpfilter_forward(sk, family, BPFILTER_MBOX_SET, cmd,
 				kernel_buf ? NULL : arg.user, len, kernel_buf);
+}
+
+static int bpfilter_set(struct sock *sk, int cmd, sockptr_t arg,
+			unsigned int len)
+{
+	return bpfilter_set_family(sk, NFPROTO_IPV4, cmd, arg, len);
+}
+
+static int bpfilter_set6(struct sock *sk, int cmd, sockptr_t arg,
+			 unsigned int len)
+{
+	return bpfilter_set_family(sk, NFPROTO_IPV6, cmd, arg, len);
 }
 
 /* len points to the kernel's copy of the caller's optlen. */
 static int bpfilter_get(struct sock *sk, int cmd, void __user *user, int *len)
 {
-	return bpfilter_forward(sk, BPFILTER_MBOX_GET, cmd, user, *len, false);
+	return bpfilter_forward(sk, NFPROTO_IPV4, BPFILTER_MBOX_GET, cmd, user,
+				*len, false);
+}
+
+/* IP6T_SO_GET_REVISION_* are 68 and 69 (66 and 67 are IPv6 options): the helper
+ * gets the IPT_SO_* numbers; 66 and 67 are ip6_tables' default case.
+ */
+static int bpfilter_get6(struct sock *sk, int cmd, void __user *user, int *len)
+{
+	switch (cmd) {
+	case BPFILTER_IP6T_SO_GET_REVISION_MATCH:
+		cmd = BPFILTER_IPT_SO_GET_REVISION_MATCH;
+		break;
+	case BPFILTER_IP6T_SO_GET_REVISION_TARGET:
+		cmd = BPFILTER_IPT_SO_GET_REVISION_TARGET;
+		break;
+	case BPFILTER_IPT_SO_GET_REVISION_MATCH:
+	case BPFILTER_IPT_SO_GET_REVISION_TARGET:
+		if (!ns_capable(sock_net(sk)->user_ns, CAP_NET_ADMIN))
+			return -EPERM;
+		return -EINVAL;
+	}
+	return bpfilter_forward(sk, NFPROTO_IPV6, BPFILTER_MBOX_GET, cmd, user,
+				*len, false);
 }
 
 static int bpfilter_names_show(struct seq_file *m, void *v)
 {
-	/* The helper has exactly one table, filter, in every namespace. */
+	/* The helper has exactly one table per family, filter, in every namespace. */
 	seq_puts(m, "filter\n");
 	return 0;
 }
 
-static int __net_init bpfilter_net_init(struct net *net)
+/* /proc/net/@name, readable by the namespace's root as x_tables makes it. */
+static int bpfilter_names_create(struct net *net, const char *name)
 {
 	struct proc_dir_entry *pde;
 	kuid_t uid;
 	kgid_t gid;
 
-	pde = proc_create_net_single(BPFILTER_NAMES, 0440, net->proc_net,
+	pde = proc_create_net_single(name, 0440, net->proc_net,
 				     bpfilter_names_show, NULL);
 	if (!pde)
 		return -ENOMEM;
-	/* As x_tables does: readable by the namespace's root. */
 	uid = make_kuid(net->user_ns, 0);
 	gid = make_kgid(net->user_ns, 0);
 	if (uid_valid(uid) && gid_valid(gid))
 		proc_set_user(pde, uid, gid);
 	return 0;
+}
+
+static int __net_init bpfilter_net_init(struct net *net)
+{
+	int err;
+
+	err = bpfilter_names_create(net, BPFILTER_NAMES);
+	if (err || !ipv6)
+		return err;
+	err = bpfilter_names_create(net, BPFILTER_NAMES6);
+	if (err)
+		remove_proc_entry(BPFILTER_NAMES, net->proc_net);
+	return err;
 }
 
 /* Runs from the netns cleanup work, not in a user's process. */
@@ -319,6 +393,8 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	int err;
 
 	remove_proc_entry(BPFILTER_NAMES, net->proc_net);
+	if (ipv6)
+		remove_proc_entry(BPFILTER_NAMES6, net->proc_net);
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_ct_sync(net, false);
@@ -357,13 +433,25 @@ static int __init bpfilter_init(void)
 		pr_err("cannot register the iptables sockopts: %d\n", err);
 	if (err)
 		goto exit_umh;
+	if (ipv6) {
+		err = nf_register_sockopt(&bpfilter.sockopts6);
+		if (err == -EBUSY)
+			pr_err("ip6_tables is loaded and owns the ip6tables sockopts: rmmod ip6_tables first, or load bpfilter with ipv6=0\n");
+		else if (err)
+			pr_err("cannot register the ip6tables sockopts: %d\n", err);
+		if (err)
+			goto unregister_sockopt;
+	}
 	err = register_pernet_subsys(&bpfilter.pernet);
 	if (err) {
 		pr_err("cannot register the per-netns operations: %d\n", err);
-		goto unregister_sockopt;
+		goto unregister_sockopt6;
 	}
 	return 0;
 
+unregister_sockopt6:
+	if (ipv6)
+		nf_unregister_sockopt(&bpfilter.sockopts6);
 unregister_sockopt:
 	nf_unregister_sockopt(&bpfilter.sockopts);
 exit_umh:
@@ -376,6 +464,8 @@ free_env:
 static void __exit bpfilter_exit(void)
 {
 	nf_unregister_sockopt(&bpfilter.sockopts);
+	if (ipv6)
+		nf_unregister_sockopt(&bpfilter.sockopts6);
 	WRITE_ONCE(bpfilter.unloading, true);
 	unregister_pernet_subsys(&bpfilter.pernet);
 	bpfilter_umh_exit(&bpfilter.umh);

@@ -80,6 +80,7 @@ copy_from()
 sys=${SYSROOT:-}
 copy_from "$sys" /usr/sbin/xtables-legacy-multi
 for l in iptables-legacy iptables-legacy-save iptables-legacy-restore \
+	 ip6tables-legacy ip6tables-legacy-save ip6tables-legacy-restore \
 	 iptables iptables-save iptables-restore; do
 	ln -sf xtables-legacy-multi "$root/usr/sbin/$l"
 done
@@ -127,7 +128,8 @@ cp "$mdir"/modules.order "$mdir"/modules.builtin* "$rmdir/" 2>/dev/null || true
 want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/xt_*.ko* \
 	kernel/net/netfilter/nf_log_syslog.ko* kernel/net/netfilter/nfnetlink_log.ko* \
 	kernel/net/netfilter/ipset/*.ko* kernel/lib/ts_*.ko* kernel/net/bridge/*.ko* \
-	kernel/net/ipv4/netfilter/*.ko* kernel/drivers/net/veth.ko*)
+	kernel/net/ipv4/netfilter/*.ko* kernel/net/ipv6/netfilter/*.ko* \
+	kernel/drivers/net/veth.ko*)
 closure=$(awk -v want="$want" '
 	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }
 	{ sub(":", "", $1); deps[$1] = $0 }

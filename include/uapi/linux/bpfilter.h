@@ -27,6 +27,17 @@ enum {
 	BPFILTER_IPT_GET_MAX,
 };
 
+/*
+ * ip6_tables' numbers on PF_INET6 are the same but for the revision
+ * queries, 68 and 69 (66 and 67 are IPv6 socket options). Requests carry
+ * the BPFILTER_IPT_SO_* numbers for both families.
+ */
+enum {
+	BPFILTER_IP6T_SO_GET_REVISION_MATCH = 68,
+	BPFILTER_IP6T_SO_GET_REVISION_TARGET = 69,
+	BPFILTER_IP6T_GET_MAX,
+};
+
 /* Values of mbox_request.is_set. */
 enum bpfilter_mbox_kind {
 	BPFILTER_MBOX_GET = 0,		/* a getsockopt, cmd is an IPT_SO_GET_* */
@@ -120,8 +131,8 @@ struct mbox_request {
 	__u32 max_bytes;	/* bytes of their entries blobs */
 	/*
 	 * NFPROTO_IPV4 (IPT_SO_* on PF_INET) or NFPROTO_IPV6 (IP6T_SO_* on
-	 * PF_INET6, the same numbers); 0 is NFPROTO_IPV4. Each family has its
-	 * own tables in a namespace, as ip_tables and ip6_tables do.
+	 * PF_INET6, cmd as BPFILTER_IPT_SO_*); 0 is NFPROTO_IPV4. Each family
+	 * has its own tables in a namespace, as ip_tables and ip6_tables do.
 	 */
 	__u32 family;
 };

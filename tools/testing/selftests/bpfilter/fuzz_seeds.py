@@ -300,7 +300,7 @@ def xt_nflog_info(group, prefix, size=0, threshold=1):
 
 
 SIZES = {				# sizeof() of each payload struct, x86_64
-    "tcp": 12, "udp": 10, "icmp": 4, "comment": 256, "multiport": 48, "iprange": 68,
+    "tcp": 12, "udp": 10, "icmp": 4, "icmp6": 4, "comment": 256, "multiport": 48, "iprange": 68,
     "mark": 12, "length": 6, "ttl": 2, "tos": 3, "dscp": 2, "ah": 12, "esp": 12,
     "conntrack/1": 152, "conntrack/2": 156, "conntrack/3": 164, "state": 4, "limit": 40,
     "recent/0": 212, "recent/1": 228, "REJECT": 4, "LOG": 32, "NFLOG": 76, "cpu": 8,
@@ -327,6 +327,8 @@ EXTENSIONS = [
     (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(3, (3, 3), inv=1),
      "-p icmp ! --icmp-type port-unreachable"),
     (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(0xff), "-p icmp --icmp-type any"),
+    # IPv6's (ext_icmp.c): in these IPv4 blobs, the lookup's ENOENT path.
+    (M, "icmp6", 0, ipt_ip(58), ipt_icmp(128), "-p ipv6-icmp --icmpv6-type echo-request"),
     (M, "comment", 0, ipt_ip(TCP), xt_comment_info("ssh from the office, ticket 4711"),
      '-p tcp -m comment --comment "ssh from the office, ticket 4711"'),
     (M, "multiport", 1, ipt_ip(TCP), xt_multiport_v1(1, [80, 443, (8000, 8080)]),
@@ -592,7 +594,11 @@ def main():
                                                             "../../../..")
     helper = os.path.join(src, "net/bpfilter")
     have = {f[4:-2] for f in os.listdir(helper) if f.startswith("ext_") and f.endswith(".c")}
-    rows = [r for r in EXTENSIONS if r[1].lower() in have]
+    registered = set()
+    for f in have:
+        registered |= set(re.findall(r'\.name\s*=\s*"([^"]*)"',
+                                     open(os.path.join(helper, "ext_%s.c" % f)).read()))
+    rows = [r for r in EXTENSIONS if r[1].lower() in have or r[1] in registered]
     # Every extension the helper has needs a row: scan its ext_*.c for the names it registers.
     names = {r[1] for r in rows}
     for f in sorted(have):
