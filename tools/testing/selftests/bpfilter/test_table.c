@@ -35,11 +35,12 @@ static struct context *test_ctx(void)
 }
 
 /*
- * The same REPLACE against this machine's real ip_tables, in a fresh network
- * namespace (so the table is the initial one, num_counters 4): the errno, or
- * 1 if that is not possible here (not root, no ip_tables).
+ * The same REPLACE against this machine's real ip_tables (@ipv6:
+ * ip6_tables, whose replace header is laid out alike), in a fresh network
+ * namespace (so the table is the initial one, num_counters 4): the errno,
+ * or 1 if that is not possible here (not root, no ip_tables).
  */
-static int kernel_replace(const struct ipt_replace *hdr, const void *blob)
+static int kernel_replace_family(const struct ipt_replace *hdr, const void *blob, bool ipv6)
 {
 	struct xt_counters old[4];
 	struct ipt_replace *r;
@@ -52,7 +53,7 @@ static int kernel_replace(const struct ipt_replace *hdr, const void *blob)
 	if (!pid) {
 		if (unshare(CLONE_NEWNET))
 			_exit(255);
-		s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+		s = socket(ipv6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
 		r = calloc(1, sizeof(*r) + hdr->size);
 		if (s < 0 || !r)
 			_exit(255);
@@ -60,13 +61,19 @@ static int kernel_replace(const struct ipt_replace *hdr, const void *blob)
 		r->num_counters = 4;
 		r->counters = old;
 		memcpy(r->entries, blob, hdr->size);
-		if (setsockopt(s, IPPROTO_IP, IPT_SO_SET_REPLACE, r, sizeof(*r) + hdr->size))
+		if (setsockopt(s, ipv6 ? IPPROTO_IPV6 : IPPROTO_IP, IPT_SO_SET_REPLACE, r,
+			       sizeof(*r) + hdr->size))
 			_exit(errno);
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
 		return 1;
 	return -WEXITSTATUS(status);
+}
+
+static int kernel_replace(const struct ipt_replace *hdr, const void *blob)
+{
+	return kernel_replace_family(hdr, blob, false);
 }
 
 /*
@@ -653,37 +660,6 @@ TEST(entries_view_and_info)
 }
 
 
-/* The real ip6_tables' answer to @hdr + @blob in a fresh namespace, or 1 if not usable. */
-static int kernel_replace6(const struct ipt_replace *hdr, const void *blob)
-{
-	struct xt_counters old[4];
-	struct ip6t_replace *r;
-	int status, s;
-	pid_t pid;
-
-	pid = fork();
-	if (pid < 0)
-		return 1;
-	if (!pid) {
-		if (unshare(CLONE_NEWNET))
-			_exit(255);
-		s = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
-		r = calloc(1, sizeof(*r) + hdr->size);
-		if (s < 0 || !r)
-			_exit(255);
-		memcpy(r, hdr, sizeof(*r));
-		r->num_counters = 4;
-		r->counters = old;
-		memcpy(r->entries, blob, hdr->size);
-		if (setsockopt(s, IPPROTO_IPV6, IP6T_SO_SET_REPLACE, r, sizeof(*r) + hdr->size))
-			_exit(errno);
-		_exit(0);
-	}
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) == 255)
-		return 1;
-	return -WEXITSTATUS(status);
-}
-
 TEST(initial_table_ipv6)
 {
 	struct table *t;
@@ -748,7 +724,7 @@ TEST(ipv6_flag_masks)
 		}
 		t = NULL;
 		EXPECT_EQ(c[i].err, table_from_replace(test_ctx(), &family_ipv6, &r, blob, &t));
-		kerr = kernel_replace6(&r, blob);
+		kerr = kernel_replace_family(&r, blob, true);
 		if (kerr != 1)
 			EXPECT_EQ(c[i].err, kerr);
 		if (t) {

@@ -204,16 +204,18 @@ expect()
 	return 1
 }
 
-# reset_table: the initial filter table (no rules, no user chains, ACCEPT
-# policies, zero counters) in the current network namespace.
+# reset_table [CMD]: the initial filter table (no rules, no user chains,
+# ACCEPT policies, zero counters) in the current network namespace, through
+# CMD (default $IPT; ip6tables-legacy for IPv6's).
 reset_table()
 {
-	$IPT -w -F
-	$IPT -w -X
-	$IPT -w -P INPUT ACCEPT
-	$IPT -w -P FORWARD ACCEPT
-	$IPT -w -P OUTPUT ACCEPT
-	$IPT -w -Z
+	_ipt=${1:-$IPT}
+	$_ipt -w -F
+	$_ipt -w -X
+	$_ipt -w -P INPUT ACCEPT
+	$_ipt -w -P FORWARD ACCEPT
+	$_ipt -w -P OUTPUT ACCEPT
+	$_ipt -w -Z
 }
 
 # helper_pids: the pid of bpfilter's usermode helper (none with ip_tables):

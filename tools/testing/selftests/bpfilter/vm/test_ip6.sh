@@ -22,16 +22,6 @@ cleanup()
 	srvs=
 }
 
-reset_table6()
-{
-	$IP6T -w -F
-	$IP6T -w -X
-	$IP6T -w -P INPUT ACCEPT
-	$IP6T -w -P FORWARD ACCEPT
-	$IP6T -w -P OUTPUT ACCEPT
-	$IP6T -w -Z
-}
-
 # connects NS DST PORT: a TCP connection from namespace NS to DST:PORT works.
 connects()
 {
@@ -54,7 +44,7 @@ if [ "$BACKEND" = ip_tables ]; then
 else
 	ok_if "ip6_tables.ko is not loaded" sh -c '! grep -q "^ip6_tables " /proc/modules'
 fi
-reset_table6
+reset_table $IP6T
 ok_if "/proc/net/ip6_tables_names lists filter" grep -qx filter /proc/net/ip6_tables_names
 
 expect "initial table -S" 0 $IP6T -S <<'EOF'
@@ -73,7 +63,7 @@ check "-A jump, ! -i eth+, --syn" 0 $IP6T -A INPUT ! -i eth+ -p tcp --syn -j web
 check "-A multiport RETURN" 0 $IP6T -A web -p tcp -m multiport --dports 80,443 -j RETURN
 check "-A ! -d" 0 $IP6T -A web ! -d 2001:db8::1 -j DROP
 check "-A goto" 0 $IP6T -A FORWARD -p udp --dport 1000:2000 -g web
-check "-A -p ipv6-nonxt -m mark" 0 $IP6T -A FORWARD -p ipv6-nonxt -m mark --mark 0x1/0xff -j DROP
+check "-A -p esp -m mark" 0 $IP6T -A FORWARD -p esp -m mark --mark 0x1/0xff -j DROP
 check "-A -o -m comment" 0 $IP6T -A OUTPUT -o nomatch0 -m comment --comment "to nowhere" -j ACCEPT
 check "-P FORWARD DROP" 0 $IP6T -P FORWARD DROP
 
@@ -88,7 +78,7 @@ expect "-S after edits" 0 $IP6T -S <<'EOF'
 -A INPUT -s 2001:db8::/32 -p udp -m udp ! --sport 53 -j DROP
 -A INPUT ! -i eth+ -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j web
 -A FORWARD -p udp -m udp --dport 1000:2000 -g web
--A FORWARD -p ipv6-nonxt -m mark --mark 0x1/0xff -j DROP
+-A FORWARD -p esp -m mark --mark 0x1/0xff -j DROP
 -A OUTPUT -o nomatch0 -m comment --comment "to nowhere" -j ACCEPT
 -A web -p tcp -m multiport --dports 80,443 -j RETURN
 -A web ! -d 2001:db8::1/128 -j DROP
@@ -106,7 +96,7 @@ num   pkts bytes target     prot opt in     out     source               destina
 Chain FORWARD (policy DROP 0 packets, 0 bytes)
 num   pkts bytes target     prot opt in     out     source               destination         
 1        0     0 web        17   --  *      *       ::/0                 ::/0                [goto]  udp dpts:1000:2000
-2        0     0 DROP       59   --  *      *       ::/0                 ::/0                 mark match 0x1/0xff
+2        0     0 DROP       50   --  *      *       ::/0                 ::/0                 mark match 0x1/0xff
 
 Chain OUTPUT (policy ACCEPT 0 packets, 0 bytes)
 num   pkts bytes target     prot opt in     out     source               destination         
@@ -130,7 +120,7 @@ expect "ip6tables-legacy-save -c" 0 ip6tables-legacy-save -c <<'EOF'
 [0:0] -A INPUT -s 2001:db8::/32 -p udp -m udp ! --sport 53 -j DROP
 [0:0] -A INPUT ! -i eth+ -p tcp -m tcp --tcp-flags FIN,SYN,RST,ACK SYN -j web
 [0:0] -A FORWARD -p udp -m udp --dport 1000:2000 -g web
-[0:0] -A FORWARD -p ipv6-nonxt -m mark --mark 0x1/0xff -j DROP
+[0:0] -A FORWARD -p esp -m mark --mark 0x1/0xff -j DROP
 [0:0] -A OUTPUT -o nomatch0 -m comment --comment "to nowhere" -j ACCEPT
 [0:0] -A web -p tcp -m multiport --dports 80,443 -j RETURN
 [0:0] -A web ! -d 2001:db8::1/128 -j DROP
@@ -139,7 +129,7 @@ EOF
 
 run ip6tables-legacy-save
 saved=$(printf '%s\n' "$OUT" | grep -v '^#')
-reset_table6
+reset_table $IP6T
 run sh -c 'printf "%s\n" "$1" | ip6tables-legacy-restore' sh "$saved"
 ok_if "restore of the saved table" [ "$RC" -eq 0 ]
 run ip6tables-legacy-save
@@ -163,7 +153,7 @@ EOF
 expect "the IPv4 table is untouched" 0 $IPT -S INPUT <<'EOF'
 -P INPUT ACCEPT
 EOF
-reset_table6
+reset_table $IP6T
 
 # Packets at the IPv6 hooks of other namespaces.
 cleanup
@@ -237,10 +227,10 @@ fi
 cleanup
 
 if [ "$BACKEND" = ip_tables ]; then
-	reset_table6
+	reset_table $IP6T
 	check "unload ip6table_filter and ip6_tables (control)" 0 rmmod ip6table_filter ip6_tables
 elif need_bpfilter "ipv6=0 leaves IPv6 to ip6_tables"; then
-	reset_table6
+	reset_table $IP6T
 	reset_table
 	check "rmmod bpfilter" 0 rmmod bpfilter
 	check "modprobe bpfilter ipv6=0" 0 modprobe bpfilter ipv6=0
@@ -254,7 +244,7 @@ EOF
 	check "iptables-legacy still through bpfilter" 0 $IPT -A INPUT -p tcp --dport 23 -j DROP
 	ok_if "ip_tables.ko is still not loaded" sh -c '! grep -q "^ip_tables " /proc/modules'
 	reset_table
-	reset_table6
+	reset_table $IP6T
 	check "rmmod ip6table_filter ip6_tables" 0 rmmod ip6table_filter ip6_tables
 	check "rmmod bpfilter" 0 rmmod bpfilter
 	check "modprobe bpfilter (IPv6 again)" 0 modprobe bpfilter

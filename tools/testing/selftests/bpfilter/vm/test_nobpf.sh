@@ -348,4 +348,26 @@ expect "back to the initial table, zero counters" 0 save_c <<'EOF'
 COMMIT
 EOF
 
+# --- IPv6: the same rules for ip6tables-legacy -----------------------------
+ok_if "/proc/net/ip6_tables_names lists filter" grep -qx filter /proc/net/ip6_tables_names
+expect "ip6tables-legacy -S: the initial table" 0 ip6tables-legacy -S <<'EOF'
+-P INPUT ACCEPT
+-P FORWARD ACCEPT
+-P OUTPUT ACCEPT
+EOF
+expect "ip6tables-legacy -A tcp DROP: EOPNOTSUPP" 1 \
+	ip6tables-legacy -A INPUT -p tcp --dport 22 -j DROP <<'EOF'
+ip6tables: Operation not supported.
+EOF
+expect "ip6tables-legacy -P INPUT DROP: EOPNOTSUPP" 1 ip6tables-legacy -P INPUT DROP <<'EOF'
+ip6tables: Operation not supported.
+EOF
+check "ip6tables-legacy -N: an unreachable user chain needs no BPF" 0 ip6tables-legacy -N idle6
+check "ip6tables-legacy -X" 0 ip6tables-legacy -X idle6
+expect "the IPv6 table is the initial one" 0 ip6tables-legacy -S <<'EOF'
+-P INPUT ACCEPT
+-P FORWARD ACCEPT
+-P OUTPUT ACCEPT
+EOF
+
 done_testing
