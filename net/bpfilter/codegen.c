@@ -1373,6 +1373,16 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	gen_count_at(cg, BPF_REG_1, 0);
 }
 
+/* The state slot of match @k of @r: how many stateful matches come before it. */
+static uint32_t state_slot(const struct rule *r, uint32_t k)
+{
+	uint32_t j, n = 0;
+
+	for (j = 0; j < k; j++)
+		n += r->matches[j].ops->state_init != NULL;
+	return n;
+}
+
 int codegen_rule_state_create(const struct table *t)
 {
 	unsigned char slot[CG_STATE_SIZE];
@@ -1392,14 +1402,14 @@ int codegen_rule_state_create(const struct table *t)
 	if (fd < 0)
 		return -errno;
 	for (i = 0; i < t->num_entries; i++) {
-		for (k = 0; k < t->rules[i].num_matches && k < CG_STATE_PER_RULE; k++) {
+		for (k = 0; k < t->rules[i].num_matches; k++) {
 			const struct match *m = &t->rules[i].matches[k];
 
-			if (!m->ops->state_init)
+			if (!m->ops->state_init || state_slot(&t->rules[i], k) >= CG_STATE_PER_RULE)
 				continue;
 			memset(slot, 0, sizeof(slot));
 			m->ops->state_init(m->data, slot);
-			key = i * CG_STATE_PER_RULE + k;
+			key = i * CG_STATE_PER_RULE + state_slot(&t->rules[i], k);
 			if (bpf_map_update_elem(fd, &key, slot, BPF_ANY)) {
 				int err = -errno;
 
@@ -1413,9 +1423,11 @@ int codegen_rule_state_create(const struct table *t)
 
 int cg_rule_state(struct codegen *cg, uint32_t rule, uint32_t k)
 {
-	if (k >= CG_STATE_PER_RULE)
+	uint32_t slot = state_slot(&cg->table->rules[rule], k);
+
+	if (slot >= CG_STATE_PER_RULE)
 		return cg_unsupported(cg, "more than 4 stateful matches in one rule");
-	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_SETKEY, rule * CG_STATE_PER_RULE + k));
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_SETKEY, rule * CG_STATE_PER_RULE + slot));
 	lookup_elem(cg, CG_FIX_MAP_STATE, CG_REG_PKT, CG_OFF_SETKEY);
 	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0));
 	return cg->err;

@@ -402,7 +402,8 @@ void cg_lookup_set(struct codegen *cg, uint32_t k, int16_t off);
  * Rule state: matches that keep state across packets (limit's bucket) get
  * CG_STATE_SIZE bytes shared by every CPU and hook, in one array map per
  * table, made anew by each replace (as the kernel's checkentry makes their
- * state anew): key rule * CG_STATE_PER_RULE + the match's position.
+ * state anew): key rule * CG_STATE_PER_RULE + how many stateful matches
+ * come before the match in its rule (at most CG_STATE_PER_RULE a rule).
  */
 #define CG_STATE_SIZE		16
 #define CG_STATE_PER_RULE	4
