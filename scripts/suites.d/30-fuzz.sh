@@ -7,8 +7,9 @@
 # from its one table of extension payloads: a valid table per extension and
 # revision (tcp, udp, icmp, comment, multiport, iprange, mark, length, ttl, tos,
 # dscp, ah, esp, conntrack 1/2/3, state, limit, REJECT, LOG, NFLOG; every ext_*.c
-# must have a row), one with all of them, and tables of chains (jump, goto,
-# RETURN), folded rule runs and a server ruleset.
+# must have a row; IPv6 rows for icmp6 and the extensions ip6_tables shares),
+# one with all of them per family, and tables of chains (jump, goto, RETURN,
+# also in ip6_tables), folded rule runs and a server ruleset.
 #
 #   1  every seed, run once with BPFILTER_FUZZ_CHECK=1, is accepted and every
 #      chain of it generates; each ext-NAME-rREV-* seed ran NAME/REV's generator,
@@ -18,7 +19,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 bin=build/fuzz/fuzz_blob
-secs=${BPFILTER_FUZZ_SECONDS:-60}
+secs=${BPFILTER_FUZZ_SECONDS:-40}
 echo "TAP version 13"
 echo "1..2"
 if [ ! -x "$bin" ]; then

@@ -18,6 +18,7 @@
  *   bit 1  no folding of rule runs into map lookups
  *   bit 2  tiny segments: a chain cut into many programs
  *   bit 3  header reads as for a non-linear skb
+ *   bit 4  the blob is an ip6t_replace's (the seeds' choice, kept in check mode)
  *
  * BPFILTER_FUZZ_CHECK=1 (30-fuzz.sh, on the seed corpus): every input must
  * be accepted and every chain must generate; each extension whose checkentry
@@ -47,6 +48,7 @@
 #define V_NOFOLD	(1u << 1)
 #define V_SEGMENTS	(1u << 2)
 #define V_SLOW		(1u << 3)
+#define V_IPV6		(1u << 4)
 /* Instructions per segment with V_SEGMENTS: about one rule each. */
 #define FUZZ_SEG_INSNS	48
 
@@ -233,17 +235,18 @@ static int spy_target_gen(struct codegen *cg, const struct rule *rule, const str
 	return ((const struct target_ops *)s->orig)->gen(cg, rule, t);
 }
 
-static void print_registered(const struct spy *s)
+static void print_registered(const struct spy *s, uint8_t nfproto)
 {
 	const char *name = s->target ? s->ops.t.id.name : s->ops.m.id.name;
 	unsigned int rev;
 
 	for (rev = 0; rev < 256; rev++)
-		if (!(s->target ? target_revision(NFPROTO_IPV4, name, rev) : match_revision(NFPROTO_IPV4, name, rev)))
+		if (!(s->target ? target_revision(nfproto, name, rev) :
+				  match_revision(nfproto, name, rev)))
 			fprintf(stderr, "fuzz_blob: registered %s/%u\n", name, rev);
 }
 
-static void check_seed(struct table *t, const struct btf_info *bi)
+static void check_seed(struct table *t, const struct family *fam, const struct btf_info *bi)
 {
 	struct spy *spies;
 	uint32_t i, k, n = 0;
@@ -289,7 +292,7 @@ static void check_seed(struct table *t, const struct btf_info *bi)
 		fprintf(stderr, "fuzz_blob: generated %s/%u\n",
 			s->target ? s->ops.t.id.name : s->ops.m.id.name,
 			s->target ? s->ops.t.id.revision : s->ops.m.id.revision);
-		print_registered(s);
+		print_registered(s, fam->nfproto);
 	}
 	/* Put the real ops back before the table is freed. */
 	n = 0;
@@ -310,6 +313,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static struct context ctx;
 	static int ready;
 	struct xt_counters *counters;
+	const struct family *fam;
 	struct ipt_replace repl;
 	struct table *t, *t2;
 	void *blob, *view, *view2;
@@ -323,10 +327,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		setenv("BPFILTER_HZ", "250", 1);
 		if (context_init(&ctx, -1, -1, "store"))
 			abort();
-		ctx.log.level = LOG_LVL_ERR;
+		check_mode = check && check[0] == '1';
+		/* A seed the parser refuses should say why. */
+		ctx.log.level = check_mode ? LOG_LVL_DEBUG : LOG_LVL_ERR;
 		fuzz_kernel(&full, false);
 		fuzz_kernel(&bare, true);
-		check_mode = check && check[0] == '1';
 		ready = 1;
 	}
 	if (size < sizeof(repl)) {
@@ -341,7 +346,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!blob)
 		return 0;
 	memcpy(blob, data + sizeof(repl), repl.size);
-	err = table_from_replace(&ctx, &family_ipv4, &repl, blob, &t);
+	fam = ((uintptr_t)repl.counters & V_IPV6) ? &family_ipv6 : &family_ipv4;
+	err = table_from_replace(&ctx, fam, &repl, blob, &t);
 	if (err) {
 		free(blob);
 		if (check_mode) {
@@ -357,7 +363,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(view, t->entries, t->size);
 	table_to_entries(t, counters, view);
 	/* What GET_ENTRIES shows is itself a valid table with the same layout. */
-	if (table_from_replace(&ctx, &family_ipv4, &repl, view, &t2))
+	if (table_from_replace(&ctx, fam, &repl, view, &t2))
 		abort();
 	view2 = malloc(t->size ? t->size : 1);
 	if (!view2)
@@ -377,7 +383,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "fuzz_blob: seed does not generate: %d\n", err);
 			abort();
 		}
-		check_seed(t, &full);
+		check_seed(t, fam, &full);
 	}
 	table_free(t);
 	free(counters);

@@ -24,13 +24,14 @@ import socket
 import struct
 import sys
 
-TCP, UDP, ICMP, ESP, AH = 6, 17, 1, 50, 51
+TCP, UDP, ICMP, ESP, AH, ICMPV6 = 6, 17, 1, 50, 51, 58
 NF_DROP, NF_ACCEPT = 0, 1
 XT_RETURN = -5				# -NF_REPEAT - 1
 IPT_F_GOTO = 0x02
 IPT_INV_PROTO = 0x40
+IP6T_F_PROTO, IP6T_F_GOTO = 0x01, 0x04
 HOOKS = {"INPUT": 1, "FORWARD": 2, "OUTPUT": 3}	# NF_INET_LOCAL_IN...
-ENTRY_SIZE = 112			# struct ipt_entry
+IPT_IP_SIZE, IP6T_IP6_SIZE = 84, 136	# struct ipt_ip, struct ip6t_ip6
 M, T = "match", "target"
 
 
@@ -64,6 +65,25 @@ def ipt_ip(proto=0, src=None, dst=None, i=None, o=None, inv=0, flags=0):
     ii, im = iface(i)
     oi, om = iface(o)
     return s + d + sm + dm + ii + oi + im + om + struct.pack("<HBB", proto, flags, inv)
+
+
+def addr6(a):
+    """'x::y[/len]' -> (address, mask), network order."""
+    a, _, plen = a.partition("/")
+    plen = int(plen) if plen else 128
+    mask = ((1 << 128) - 1) ^ ((1 << (128 - plen)) - 1)
+    return socket.inet_pton(socket.AF_INET6, a), mask.to_bytes(16, "big")
+
+
+def ip6t_ip6(proto=0, src=None, dst=None, i=None, o=None, inv=0, flags=0, tos=0):
+    """ip6tables sets IP6T_F_PROTO with -p; the struct ends in 3 bytes of padding."""
+    s, sm = addr6(src) if src else (b"\0" * 16, b"\0" * 16)
+    d, dm = addr6(dst) if dst else (b"\0" * 16, b"\0" * 16)
+    ii, im = iface(i)
+    oi, om = iface(o)
+    flags |= IP6T_F_PROTO if proto else 0
+    return (s + d + sm + dm + ii + oi + im + om +
+            struct.pack("<HBBB3x", proto, tos, flags, inv))
 
 
 def nf_addr(a):
@@ -327,8 +347,6 @@ EXTENSIONS = [
     (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(3, (3, 3), inv=1),
      "-p icmp ! --icmp-type port-unreachable"),
     (M, "icmp", 0, ipt_ip(ICMP), ipt_icmp(0xff), "-p icmp --icmp-type any"),
-    # IPv6's (ext_icmp.c): in these IPv4 blobs, the lookup's ENOENT path.
-    (M, "icmp6", 0, ipt_ip(58), ipt_icmp(128), "-p ipv6-icmp --icmpv6-type echo-request"),
     (M, "comment", 0, ipt_ip(TCP), xt_comment_info("ssh from the office, ticket 4711"),
      '-p tcp -m comment --comment "ssh from the office, ticket 4711"'),
     (M, "multiport", 1, ipt_ip(TCP), xt_multiport_v1(1, [80, 443, (8000, 8080)]),
@@ -447,7 +465,31 @@ EXTENSIONS = [
      '-j NFLOG --nflog-group 5 --nflog-prefix "nflog: " --nflog-size 128'),
     (T, "MARK", 2, ipt_ip(), xt_mark_tginfo2(0x5, 0xff), "-j MARK --set-xmark 0x5/0xff"),
     (T, "MARK", 2, ipt_ip(UDP), xt_mark_tginfo2(0x0, 0xfffffff0), "-p udp -j MARK --set-xmark 0x0/0xfffffff0"),
+    # ip6tables: rows with an ip6t_ip6 go into ip6_tables blobs.
+    (M, "icmp6", 0, ip6t_ip6(ICMPV6), ipt_icmp(128),
+     "-p ipv6-icmp --icmpv6-type echo-request"),
+    (M, "icmp6", 0, ip6t_ip6(ICMPV6, src="2001:db8::/32"), ipt_icmp(1, (4, 4), inv=1),
+     "-s 2001:db8::/32 -p ipv6-icmp ! --icmpv6-type port-unreachable"),
+    (M, "tcp", 0, ip6t_ip6(TCP, dst="2001:db8:1::1", i="eth0"),
+     xt_tcp(dport=(22, 22), flags=(0x17, 0x02)),
+     "-d 2001:db8:1::1/128 -i eth0 -p tcp --dport 22 --syn"),
+    (M, "udp", 0, ip6t_ip6(UDP, src="fe80::/10", inv=0x08), xt_udp(dport=(546, 547)),
+     "! -s fe80::/10 -p udp --dport 546:547"),
+    (M, "multiport", 1, ip6t_ip6(TCP, o="wg+"), xt_multiport_v1(1, [80, 443, (8000, 8080)]),
+     "-o wg+ -p tcp -m multiport --dports 80,443,8000:8080"),
+    (M, "mark", 1, ip6t_ip6(), xt_mark_mtinfo1(0x1, 0xff), "-m mark --mark 0x1/0xff"),
+    (M, "comment", 0, ip6t_ip6(), xt_comment_info("v6 from the office"),
+     '-m comment --comment "v6 from the office"'),
+    (M, "limit", 0, ip6t_ip6(ICMPV6), xt_rateinfo(5, 60, 10),
+     "-p ipv6-icmp -m limit --limit 5/min --limit-burst 10"),
+    (M, "statistic", 0, ip6t_ip6(UDP), xt_statistic_info(1, every=4, packet=1),
+     "-p udp -m statistic --mode nth --every 4 --packet 1"),
+    (T, "MARK", 2, ip6t_ip6(TCP), xt_mark_tginfo2(0x7, 0xffffffff), "-p tcp -j MARK --set-mark 0x7"),
 ]
+
+
+def is_ip6(ip):
+    return len(ip) == IP6T_IP6_SIZE
 
 
 # Extensions whose rules iptables only takes in OUTPUT (xt_match.hooks); the rest go in INPUT.
@@ -483,31 +525,38 @@ class Rule:
 
     def bytes(self, chains=None):
         ip = self.ip
+        # The flags byte and the rest of struct ipt_entry / struct ip6t_entry.
+        flags, goto, tail = (131, IP6T_F_GOTO, "<IHHI4xQQ") if is_ip6(ip) else \
+            (82, IPT_F_GOTO, "<IHHIQQ")
         if isinstance(self.target, tuple) and self.target[0] == "goto":
-            ip = ip[:82] + bytes([ip[82] | IPT_F_GOTO]) + ip[83:]
+            ip = ip[:flags] + bytes([ip[flags] | goto]) + ip[flags + 1:]
         m = b"".join(ext(*x) for x in self.matches)
         t = self.target_bytes(chains)
-        return ip + struct.pack("<IHHIQQ", 0, ENTRY_SIZE + len(m), ENTRY_SIZE + len(m) + len(t),
-                                0, 0, 0) + m + t
+        size = len(ip) + struct.calcsize(tail)
+        return ip + struct.pack(tail, 0, size + len(m), size + len(m) + len(t), 0, 0, 0) + m + t
 
 
-# fuzz_blob's generation variants, in ipt_replace.counters (a pointer the parser never reads).
-V_BARE, V_NOFOLD, V_SEGMENTS, V_SLOW = 1, 2, 4, 8
+# fuzz_blob's generation variants, in ipt_replace.counters (a pointer the parser never
+# reads); V_IPV6 says the blob is an ip6_tables one.
+V_BARE, V_NOFOLD, V_SEGMENTS, V_SLOW, V_IPV6 = 1, 2, 4, 8, 16
 
 
-def table(builtin, user=(), policy=None, variant=0):
+def table(builtin, user=(), policy=None, variant=0, ip6=False):
     """The blob of a filter table: INPUT, FORWARD, OUTPUT (rules + policy), user
-    chains (ERROR head, rules, RETURN), the final ERROR; with its ipt_replace."""
+    chains (ERROR head, rules, RETURN), the final ERROR; with its ipt_replace
+    (ip6t_replace is laid out alike). @ip6: the rules carry ip6t_ip6 headers."""
     policy = policy or {}
+    ip = ip6t_ip6 if ip6 else ipt_ip
+    variant |= V_IPV6 if ip6 else 0
     layout = []				# (chain or None, Rule, kind)
     for c in HOOKS:
         layout += [(c, r, "rule") for r in builtin.get(c, [])]
-        layout.append((c, Rule(target=policy.get(c, "ACCEPT")), "policy"))
+        layout.append((c, Rule(ip(), target=policy.get(c, "ACCEPT")), "policy"))
     for name, rules in user:
-        layout.append((name, Rule(target=("ERROR", name)), "head"))
+        layout.append((name, Rule(ip(), target=("ERROR", name)), "head"))
         layout += [(name, r, "rule") for r in rules]
-        layout.append((name, Rule(target="RETURN"), "return"))
-    layout.append((None, Rule(target=("ERROR", "ERROR")), "end"))
+        layout.append((name, Rule(ip(), target="RETURN"), "return"))
+    layout.append((None, Rule(ip(), target=("ERROR", "ERROR")), "end"))
     offs, off = [], 0
     for _, r, _ in layout:
         offs.append(off)
@@ -557,6 +606,20 @@ def structural_tables():
                       Rule(ipt_ip(TCP, inv=IPT_INV_PROTO), [], "RETURN"),
                       Rule(ipt_ip(TCP), [tcp_dport(25)], "DROP")]),
     ], policy={"INPUT": "DROP", "FORWARD": "DROP"})
+    # The same structure in ip6_tables: IP6T_F_GOTO, inverted addresses and protocol.
+    yield "chains6", table({
+        "INPUT": [Rule(ip6t_ip6(TCP), [tcp_dport(22)], "ACCEPT"),
+                  Rule(ip6t_ip6(), [], ("jump", "services")),
+                  Rule(ip6t_ip6(src="2001:db8:bad::/48"), [], ("goto", "drop"))],
+        "FORWARD": [Rule(ip6t_ip6(i="eth1", dst="fd00::/8", inv=0x10), [], ("jump", "services"))],
+    }, user=[
+        ("drop", [Rule(ip6t_ip6(), [("limit", 0, xt_rateinfo(1, 1, 5))], "RETURN"),
+                  Rule(ip6t_ip6(), [], "DROP")]),
+        ("services", [Rule(ip6t_ip6(UDP), [udp_dport(53)], "ACCEPT"),
+                      Rule(ip6t_ip6(ICMPV6), [("icmp6", 0, ipt_icmp(128))], "ACCEPT"),
+                      Rule(ip6t_ip6(TCP, inv=IPT_INV_PROTO), [], "RETURN"),
+                      Rule(ip6t_ip6(TCP), [tcp_dport(25)], "DROP")]),
+    ], policy={"INPUT": "DROP", "FORWARD": "DROP"}, ip6=True)
     # Runs that codegen_set.c folds: a /32 blocklist, prefixes, a port list, source+port.
     yield "fold", table({
         "INPUT": [Rule(ipt_ip(src="198.51.100.%d" % i), [], "DROP") for i in range(1, 7)] +
@@ -607,8 +670,8 @@ def main():
             if n not in names:
                 sys.exit("fuzz_seeds.py: ext_%s.c: no seed row for extension '%s'" % (f, n))
     os.makedirs(out, exist_ok=True)
-    count = {}
-    all_rules = {"INPUT": [], "OUTPUT": []}
+    count, first = {}, set()
+    all_rules = {v6: {"INPUT": [], "OUTPUT": []} for v6 in (False, True)}
     for kind, name, rev, ip, payload, _words in rows:
         size = SIZES.get("%s/%d" % (name, rev), SIZES.get(name))
         assert len(payload) == size, (name, rev, len(payload), size)
@@ -617,13 +680,18 @@ def main():
         fn = "ext-%s-r%d-%d" % (name, rev, count[(name, rev)])
         chain = "OUTPUT" if name in OUTPUT_ONLY else "INPUT"
         with open(os.path.join(out, fn), "wb") as f:
-            f.write(table({chain: [rule]}))
-        if count[(name, rev)] == 1:
-            all_rules[chain].append(rule)
+            f.write(table({chain: [rule]}, ip6=is_ip6(ip)))
+        if (name, rev, is_ip6(ip)) not in first:
+            first.add((name, rev, is_ip6(ip)))
+            all_rules[is_ip6(ip)][chain].append(rule)
     # The first row of each extension in one chain: a prologue that fetches everything.
-    tables = [("all-extensions", table(all_rules)),
-              ("all-extensions-bare", table(all_rules, variant=V_BARE)),
-              ("all-extensions-segments", table(all_rules, variant=V_SEGMENTS | V_SLOW))]
+    tables = []
+    for v6, suffix in ((False, ""), (True, "6")):
+        tables += [("all-extensions" + suffix, table(all_rules[v6], ip6=v6)),
+                   ("all-extensions%s-bare" % suffix,
+                    table(all_rules[v6], variant=V_BARE, ip6=v6)),
+                   ("all-extensions%s-segments" % suffix,
+                    table(all_rules[v6], variant=V_SEGMENTS | V_SLOW, ip6=v6))]
     for fn, blob in tables + list(structural_tables()):
         with open(os.path.join(out, fn), "wb") as f:
             f.write(blob)
