@@ -18,7 +18,7 @@ SHIM_CFLAGS := -O2 -g -Wall -Wextra -Werror -std=gnu11 \
 shim: $(SHIM_OUT)/bpfilter_shim.so $(SHIM_OUT)/bpfilter-hostd
 
 $(SHIM_OUT)/bpfilter_shim.so: $(SHIM_SRC)/bpfilter_shim.c $(SHIM_LIB)/shim_record.h \
-		$(SRCTREE)/include/uapi/linux/bpfilter.h
+		$(SHIM_LIB)/ipt_sockopt.h $(SRCTREE)/include/uapi/linux/bpfilter.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -fPIC -shared -o $@ $< -ldl
 
@@ -34,10 +34,11 @@ shim-clean:
 
 .PHONY: shim shim-clean
 
-# A stand-in helper answering from the real ip_tables (tests the tests):
-# BPFILTER_HELPER=build/shim/kernel-proxy build/selftests/test_abi_diff
+# A stand-in helper answering from the real ip_tables and ip6_tables (tests
+# the tests): BPFILTER_HELPER=build/shim/kernel-proxy build/selftests/test_abi_diff
+# (or test_abi_diff6)
 $(SHIM_OUT)/kernel-proxy: $(SRCTREE)/tools/testing/selftests/bpfilter/abi/kernel_proxy.c \
-		$(SRCTREE)/include/uapi/linux/bpfilter.h
+		$(SHIM_LIB)/ipt_sockopt.h $(SRCTREE)/include/uapi/linux/bpfilter.h
 	@mkdir -p $(dir $@)
 	$(CC) $(SHIM_CFLAGS) -o $@ $<
 

@@ -2,8 +2,9 @@
 /*
  * kernel-proxy: a stand-in "helper" for testing the test tools. It speaks
  * the mbox protocol on fds 0/1 like bpfilter_umh, but answers every request
- * by making the same sockopt on the real ip_tables in the caller's network
- * namespace (/proc/PID/ns/net). Run test_abi_diff with
+ * by making the same sockopt on the real ip_tables (family NFPROTO_IPV4) or
+ * ip6_tables (NFPROTO_IPV6) in the caller's network namespace
+ * (/proc/PID/ns/net). Run test_abi_diff or test_abi_diff6 with
  * BPFILTER_HELPER=build/shim/kernel-proxy: any mismatch then is a bug in
  * the test, not in the helper. Not part of bpfilter itself.
  */
@@ -23,6 +24,8 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 
 #include <linux/bpfilter.h>
+
+#include "ipt_sockopt.h"
 
 static int exact(int fd, void *buf, size_t len, bool out)
 {
@@ -53,8 +56,8 @@ static int pvm(pid_t pid, void *local, uint64_t remote, size_t len, bool out)
 	return n == (ssize_t)len ? 0 : -EFAULT;
 }
 
-/* A raw socket in the namespace of pid. */
-static int ns_socket(pid_t pid)
+/* A raw socket of address family af in the namespace of pid. */
+static int ns_socket(pid_t pid, int af)
 {
 	char path[64];
 	int self, ns, s = -1;
@@ -63,7 +66,7 @@ static int ns_socket(pid_t pid)
 	self = open("/proc/self/ns/net", O_RDONLY);
 	ns = open(path, O_RDONLY);
 	if (self >= 0 && ns >= 0 && !setns(ns, CLONE_NEWNET)) {
-		s = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+		s = socket(af, SOCK_RAW, IPPROTO_RAW);
 		setns(self, CLONE_NEWNET);
 	}
 	if (self >= 0)
@@ -73,7 +76,10 @@ static int ns_socket(pid_t pid)
 	return s;
 }
 
-/* Read only what ip_tables itself would copy, so that faults match. */
+/*
+ * Read only what ip_tables itself would copy, so that faults match; struct
+ * ip6t_replace is laid out as struct ipt_replace.
+ */
 static size_t proxy_need(const struct mbox_request *req)
 {
 	size_t need = req->len;
@@ -97,6 +103,9 @@ static size_t proxy_need(const struct mbox_request *req)
 
 static int handle(const struct mbox_request *req)
 {
+	int level = ipt_sockopt_level(req->family);
+	int af = ipt_sockopt_af(req->family);
+	int optname = ipt_sockopt_optname(req->family, req->is_set, req->cmd);
 	unsigned char *buf;
 	socklen_t l = req->len;
 	uint64_t uctr = 0;
@@ -106,7 +115,9 @@ static int handle(const struct mbox_request *req)
 
 	if (req->is_set == BPFILTER_MBOX_CONTROL)
 		return 0;
-	s = ns_socket(req->pid);
+	if (level < 0)
+		return -EINVAL;
+	s = ns_socket(req->pid, af);
 	if (s < 0)
 		return -ESRCH;
 	buf = calloc(1, req->len + 1);
@@ -125,9 +136,9 @@ static int handle(const struct mbox_request *req)
 		r->counters = kctr;
 	}
 	if (req->is_set)
-		err = setsockopt(s, SOL_IP, req->cmd, buf, req->len) ? -errno : 0;
+		err = setsockopt(s, level, optname, buf, req->len) ? -errno : 0;
 	else
-		err = getsockopt(s, SOL_IP, req->cmd, buf, &l) ? -errno : 0;
+		err = getsockopt(s, level, optname, buf, &l) ? -errno : 0;
 	if (!err && !req->is_set)
 		err = pvm(req->pid, buf, req->addr, req->len, true);
 	if (!err && kctr && uctr)

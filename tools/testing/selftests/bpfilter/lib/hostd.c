@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,8 +72,8 @@ static void hostd_forward(struct hostd_ctx *c, const struct mbox_request *in,
 	err = mbox_driver_call(&c->helper, req, reply);
 	if (err) {
 		fprintf(stderr,
-			"bpfilter-hostd: helper pid %d failed on cmd %u: %s; restarting it\n",
-			c->helper.pid, req->cmd, strerror(-err));
+			"bpfilter-hostd: helper pid %d failed on cmd %u (family %u): %s; restarting it\n",
+			c->helper.pid, req->cmd, req->family, strerror(-err));
 		mbox_driver_kill(&c->helper);
 		reply->status = -EIO;
 	}
@@ -91,10 +92,17 @@ static bool hostd_client(struct hostd_ctx *c, int i)
 	struct mbox_reply reply;
 	ssize_t n;
 
+	memset(&req, 0, sizeof(req));
 	n = recv(c->clients[i], &req, sizeof(req), 0);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return true;
-	if (n != (ssize_t)sizeof(req))
+	/*
+	 * The family (NFPROTO_IPV4 or NFPROTO_IPV6) goes to the helper as
+	 * the client sent it. A client built before the field existed sends
+	 * the request without it: family 0, ip_tables.
+	 */
+	if (n != (ssize_t)sizeof(req) &&
+	    n != (ssize_t)offsetof(struct mbox_request, family))
 		return false;
 	hostd_forward(c, &req, &reply);
 	return send(c->clients[i], &reply, sizeof(reply), MSG_NOSIGNAL) ==

@@ -8,7 +8,9 @@
  *
  * Wire format on the socket: the client sends one struct mbox_request per
  * packet (addr/len in the client's memory, pid = the client's pid,
- * netns_ino = its socket's namespace) and reads one struct mbox_reply.
+ * netns_ino = its socket's namespace, family = NFPROTO_IPV4 for an
+ * ip_tables call or NFPROTO_IPV6 for an ip6_tables one, cmd ip_tables'
+ * number in both: lib/ipt_sockopt.h) and reads one struct mbox_reply.
  */
 #ifndef BPFILTER_TEST_HOSTD_H
 #define BPFILTER_TEST_HOSTD_H

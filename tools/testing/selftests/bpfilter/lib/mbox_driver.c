@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/netfilter.h>
 
 #include "mbox_driver.h"
 
@@ -284,8 +285,9 @@ int mbox_driver_call(struct mbox_driver *d, const struct mbox_request *req,
 	return xfer(d->fd, reply, sizeof(*reply), false, deadline);
 }
 
-int mbox_driver_sockopt(struct mbox_driver *d, bool is_set, int cmd, void *addr,
-			uint32_t len, uint32_t netns_ino, int *status)
+int mbox_driver_sockopt_family(struct mbox_driver *d, uint32_t family,
+			       bool is_set, int cmd, void *addr, uint32_t len,
+			       uint32_t netns_ino, int *status)
 {
 	struct mbox_request req = {
 		.addr = (uint64_t)(uintptr_t)addr,
@@ -294,6 +296,7 @@ int mbox_driver_sockopt(struct mbox_driver *d, bool is_set, int cmd, void *addr,
 		.cmd = cmd,
 		.pid = getpid(),
 		.netns_ino = netns_ino,
+		.family = family,
 	};
 	struct mbox_reply reply;
 	int err;
@@ -303,6 +306,13 @@ int mbox_driver_sockopt(struct mbox_driver *d, bool is_set, int cmd, void *addr,
 		return err;
 	*status = reply.status;
 	return 0;
+}
+
+int mbox_driver_sockopt(struct mbox_driver *d, bool is_set, int cmd, void *addr,
+			uint32_t len, uint32_t netns_ino, int *status)
+{
+	return mbox_driver_sockopt_family(d, NFPROTO_IPV4, is_set, cmd, addr, len,
+					  netns_ino, status);
 }
 
 int mbox_driver_control(struct mbox_driver *d, int cmd, uint32_t netns_ino,

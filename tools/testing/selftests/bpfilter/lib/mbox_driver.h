@@ -73,9 +73,19 @@ int mbox_driver_call(struct mbox_driver *d, const struct mbox_request *req,
  * netns_ino identifies the namespace (see mbox_driver_netns_ino()).
  * On success *status is the helper's answer (0 or -errno) and 0 is
  * returned; a transport failure returns -errno and leaves *status alone.
+ * This is an ip_tables (NFPROTO_IPV4) call.
  */
 int mbox_driver_sockopt(struct mbox_driver *d, bool is_set, int cmd, void *addr,
 			uint32_t len, uint32_t netns_ino, int *status);
+
+/*
+ * The same for a family: NFPROTO_IPV4, or NFPROTO_IPV6 for an ip6_tables
+ * call. cmd is ip_tables' number in both (BPFILTER_IPT_SO_*: an ip6_tables
+ * revision query, optname 68 or 69, is cmd 66 or 67; lib/ipt_sockopt.h).
+ */
+int mbox_driver_sockopt_family(struct mbox_driver *d, uint32_t family,
+			       bool is_set, int cmd, void *addr, uint32_t len,
+			       uint32_t netns_ino, int *status);
 
 /* Send a BPFILTER_MBOX_CONTROL request; same return convention as above. */
 int mbox_driver_control(struct mbox_driver *d, int cmd, uint32_t netns_ino,

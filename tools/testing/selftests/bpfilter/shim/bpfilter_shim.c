@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * LD_PRELOAD shim for stock iptables-legacy: the iptables sockopts
- * (level SOL_IP, set 64..65, get 64..67, AF_INET sockets) go to a bpfilter
- * helper through bpfilter-hostd instead of the kernel, exactly as bpfilter.ko
- * would forward them.
+ * LD_PRELOAD shim for stock iptables-legacy and ip6tables-legacy: the
+ * ip_tables sockopts (level SOL_IP, set 64..65, get 64..67, AF_INET sockets)
+ * and the ip6_tables ones (level SOL_IPV6, set 64..65, get 64..65 and
+ * 68..69, AF_INET6 sockets) go to a bpfilter helper through bpfilter-hostd
+ * instead of the kernel, as one struct mbox_request each with the family
+ * (NFPROTO_IPV4 or NFPROTO_IPV6) and ip_tables' command numbers
+ * (lib/ipt_sockopt.h), exactly as bpfilter.ko would forward them.
  *
  *   BPFILTER_HOSTD=/path/sock   forward to the daemon on that socket
  *   BPFILTER_RECORD=/dir        also record every intercepted call to
  *                               /dir/NNNNNN.bin (struct shim_record +
- *                               payload: a set's optval with its result, a
- *                               get's input buffer before the call);
+ *                               payload: the family, a set's optval with
+ *                               its result, a get's input buffer before
+ *                               the call);
  *                               without BPFILTER_HOSTD the calls still go
- *                               to the kernel (a recorder for real ip_tables)
+ *                               to the kernel (a recorder for the real
+ *                               ip_tables and ip6_tables)
  *
- * With BPFILTER_HOSTD set, /proc/net/ip_tables_names opened with fopen()
- * reads "filter" (what bpfilter.ko's file says), so that iptables-legacy-save
- * dumps the helper's table even where the kernel never created its own.
+ * With BPFILTER_HOSTD set, /proc/net/ip_tables_names and
+ * /proc/net/ip6_tables_names opened with fopen() read "filter" (what
+ * bpfilter.ko's files say), so that iptables-legacy-save and
+ * ip6tables-legacy-save dump the helper's tables even where the kernel never
+ * created its own.
  * Everything else passes through to libc untouched.
  */
 #define _GNU_SOURCE
@@ -37,6 +44,7 @@
 
 #include <linux/bpfilter.h>
 
+#include "ipt_sockopt.h"
 #include "shim_record.h"
 
 typedef int (*setsockopt_fn)(int, int, int, const void *, socklen_t);
@@ -63,19 +71,22 @@ static void shim_resolve(void)
 		shim.real_get = (getsockopt_fn)dlsym(RTLD_NEXT, "getsockopt");
 }
 
-/* An iptables sockopt on an IPv4 socket? */
-static bool shim_wants(int fd, int level, int optname, bool is_set)
+/*
+ * An ip_tables sockopt on an IPv4 socket or an ip6_tables one on an IPv6
+ * socket? Returns the request's cmd (and *family) or -1.
+ */
+static int shim_wants(int fd, int level, int optname, bool is_set,
+		      uint32_t *family)
 {
-	int domain = 0;
+	int domain = 0, cmd;
 	socklen_t l = sizeof(domain);
 
-	if (level != SOL_IP || optname < BPFILTER_IPT_SO_SET_REPLACE)
-		return false;
-	if (optname >= (is_set ? BPFILTER_IPT_SET_MAX : BPFILTER_IPT_GET_MAX))
-		return false;
+	cmd = ipt_sockopt_cmd(level, is_set, optname, family);
+	if (cmd < 0)
+		return -1;
 	if (shim.real_get(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l))
-		return false;
-	return domain == AF_INET;
+		return -1;
+	return domain == ipt_sockopt_af(*family) ? cmd : -1;
 }
 
 /* The network namespace of the socket itself, as the module would see it. */
@@ -127,7 +138,7 @@ static int shim_connect(const char *path)
 
 /* Ask the daemon; returns the helper's status (0 or -errno). */
 static int shim_forward(const char *path, int fd, bool is_set, int cmd,
-			const void *addr, uint32_t len)
+			uint32_t family, const void *addr, uint32_t len)
 {
 	struct mbox_request req = {
 		.addr = (uint64_t)(uintptr_t)addr,
@@ -136,6 +147,7 @@ static int shim_forward(const char *path, int fd, bool is_set, int cmd,
 		.cmd = cmd,
 		.pid = getpid(),
 		.netns_ino = shim_netns_ino(fd),
+		.family = family,
 	};
 	struct mbox_reply reply;
 	int conn;
@@ -165,17 +177,19 @@ unreachable:
 	return -ENOPROTOOPT;
 }
 
-/* Append one record to $BPFILTER_RECORD; failures only warn. */
-static void shim_record(const char *dir, bool is_set, int cmd, uint32_t len,
-			int status, const void *payload, uint32_t plen)
+/* Append one record of optname to $BPFILTER_RECORD; failures only warn. */
+static void shim_record(const char *dir, bool is_set, int optname,
+			uint32_t family, uint32_t len, int status,
+			const void *payload, uint32_t plen)
 {
 	struct shim_record rec = {
-		.magic = SHIM_RECORD_MAGIC,
+		.magic = SHIM_RECORD_MAGIC2,
 		.is_set = is_set,
-		.cmd = cmd,
+		.cmd = optname,
 		.len = len,
 		.status = status,
 		.payload_len = plen,
+		.family = family,
 	};
 	char path[PATH_MAX];
 	unsigned int tries;
@@ -202,15 +216,17 @@ int setsockopt(int fd, int level, int optname, const void *optval,
 	       socklen_t optlen)
 {
 	const char *hostd, *rec;
-	int status;
+	uint32_t family;
+	int status, cmd;
 
 	shim_resolve();
-	if (!shim_wants(fd, level, optname, true))
+	cmd = shim_wants(fd, level, optname, true, &family);
+	if (cmd < 0)
 		return shim.real_set(fd, level, optname, optval, optlen);
 	hostd = getenv("BPFILTER_HOSTD");
 	rec = getenv("BPFILTER_RECORD");
 	if (hostd && *hostd) {
-		status = shim_forward(hostd, fd, true, optname, optval, optlen);
+		status = shim_forward(hostd, fd, true, cmd, family, optval, optlen);
 	} else {
 		status = shim.real_set(fd, level, optname, optval, optlen);
 		if (status < 0)
@@ -218,7 +234,7 @@ int setsockopt(int fd, int level, int optname, const void *optval,
 	}
 	/* A set never writes into its optval, so this is what was sent. */
 	if (rec && *rec)
-		shim_record(rec, true, optname, optlen, status, optval,
+		shim_record(rec, true, optname, family, optlen, status, optval,
 			    optval ? optlen : 0);
 	if (status < 0) {
 		errno = -status;
@@ -230,25 +246,26 @@ int setsockopt(int fd, int level, int optname, const void *optval,
 int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 {
 	const char *hostd, *rec;
-	uint32_t len;
-	int status;
+	uint32_t len, family;
+	int status, cmd;
 
 	shim_resolve();
-	if (!shim_wants(fd, level, optname, false))
+	cmd = shim_wants(fd, level, optname, false, &family);
+	if (cmd < 0)
 		return shim.real_get(fd, level, optname, optval, optlen);
 	hostd = getenv("BPFILTER_HOSTD");
 	rec = getenv("BPFILTER_RECORD");
 	len = optlen ? *optlen : 0;
 	/* Gets are recorded with their input, so that they can be replayed. */
 	if (rec && *rec && optval)
-		shim_record(rec, false, optname, len, 0, optval, len);
+		shim_record(rec, false, optname, family, len, 0, optval, len);
 	if (hostd && *hostd) {
 		/* The kernel reads *optlen first: a bad pointer is EFAULT. */
 		if (!optlen) {
 			errno = EFAULT;
 			return -1;
 		}
-		status = shim_forward(hostd, fd, false, optname, optval, len);
+		status = shim_forward(hostd, fd, false, cmd, family, optval, len);
 	} else {
 		status = shim.real_get(fd, level, optname, optval, optlen);
 		if (status < 0)
@@ -261,9 +278,7 @@ int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 	return 0;
 }
 
-#define SHIM_TABLE_NAMES "/proc/net/ip_tables_names"
-
-/* The module's view of ip_tables_names: only "filter" exists. */
+/* The module's view of ip_tables_names and ip6_tables_names: only "filter". */
 static FILE *shim_table_names(void)
 {
 	static const char names[] = "filter\n";
@@ -282,7 +297,9 @@ static bool shim_fake_names(const char *path)
 {
 	const char *hostd = getenv("BPFILTER_HOSTD");
 
-	return hostd && *hostd && path && !strcmp(path, SHIM_TABLE_NAMES);
+	return hostd && *hostd && path &&
+	       (!strcmp(path, "/proc/net/ip_tables_names") ||
+		!strcmp(path, "/proc/net/ip6_tables_names"));
 }
 
 FILE *fopen(const char *path, const char *mode)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bpfilter-hostd CLI: serve a bpfilter helper on a unix socket for the
- * LD_PRELOAD shim.
+ * LD_PRELOAD shim: ip_tables and ip6_tables calls alike, each request with
+ * its family.
  *
  *   bpfilter-hostd -s SOCK [-H HELPER] [-S STATEDIR] [-B BPFFSDIR] [-l LOG]
  *                  [-T MS] [-C] [-b]

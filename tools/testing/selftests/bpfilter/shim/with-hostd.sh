@@ -1,6 +1,7 @@
 #!/bin/bash
-# Run a command with stock iptables-legacy talking to a fresh bpfilter helper
-# (through bpfilter-hostd and the LD_PRELOAD shim) instead of the kernel:
+# Run a command with stock iptables-legacy or ip6tables-legacy talking to a
+# fresh bpfilter helper (through bpfilter-hostd and the LD_PRELOAD shim)
+# instead of the kernel:
 #
 #   with-hostd.sh [-H HELPER] [-l LOG] -- sh -c 'iptables-legacy -A INPUT -j DROP; iptables-legacy -S'
 #
