@@ -23,7 +23,18 @@
 # as ct_diff.sh does; hostd -C); prints "verdict-diff-ct: N cases,
 # M mismatches" (about 45 s on 2 cores).
 #
+# Then test_verdict_diff6 does it for IPv6 with stock ip6tables-legacy-restore
+# against the kernel's ip6_tables: addresses with prefixes, interfaces,
+# -p tcp/udp/ipv6-icmp/ipv6-nonxt/esp/all and numbers, ports, tcp flags,
+# icmpv6 types, multiport, user chains; packets through INPUT, FORWARD and
+# OUTPUT behind chains of extension headers (hop-by-hop, destination
+# options, routing, AH, fragments, non-first fragments followed by another
+# extension header), cut short in an extension or transport header, next
+# header NONE; prints "verdict-diff6: N cases, M mismatches" (about 45 s) and
+# writes mismatches to build/logs/verdict-mismatches6.txt.
+#
 # VERDICT_DIFF_CASES (default 3000; the test fails below 1000),
+# VERDICT_DIFF6_CASES (default 4000; it fails below 1000),
 # VERDICT_DIFF_EXT_CASES (default 6000; it fails below 3000),
 # VERDICT_DIFF_CT_CASES (default 5000; it fails below 1000) and
 # VERDICT_DIFF_SEED (default 1) select a longer or different run;
@@ -31,23 +42,34 @@
 set -u
 cd "$(dirname "$0")/../.."
 bin=build/selftests/test_verdict_diff
+bin6=build/selftests/test_verdict_diff6
 [ -x build/shim/bpfilter-hostd ] && [ -f build/shim/bpfilter_shim.so ] || make -s shim >/dev/null
-if [ ! -x "$bin" ]; then
-	make -s "$PWD/$bin" >/dev/null
-fi
-if [ ! -x "$bin" ] || [ ! -f build/shim/bpfilter_shim.so ]; then
-	echo "not ok 1 - $bin or the shim is missing (make selftests shim)"
+for b in "$bin" "$bin6"; do
+	[ -x "$b" ] || make -s "$PWD/$b" >/dev/null
+done
+if [ ! -x "$bin" ] || [ ! -x "$bin6" ] || [ ! -f build/shim/bpfilter_shim.so ]; then
+	echo "not ok 1 - $bin, $bin6 or the shim is missing (make selftests shim)"
 	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
 	exit 1
 fi
-timeout -k 10 "${VERDICT_DIFF_TIMEOUT:-600}" "$bin"
+# $1: the binary, $2: the namespace prefix it uses (T/S, K/H and its pid follow).
+run_one()
+{
+	local rc
+
+	timeout -k 10 "${VERDICT_DIFF_TIMEOUT:-600}" "$1"
+	rc=$?
+	if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+		# Killed: its namespaces are left behind.
+		for ns in $(ip netns list | awk -v p="^$2[TS][KH][0-9]+( |\$)" '$0 ~ p { print $1 }'); do
+			ip netns del "$ns"
+		done
+		echo "not ok 1 - $(basename "$1") timed out"
+		echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	fi
+	return $rc
+}
+run_one "$bin" vd
 rc=$?
-if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-	# Killed: its namespaces (vdT/vdS + K/H + its pid) are left behind.
-	for ns in $(ip netns list | awk '/^vd[TS][KH][0-9]+( |$)/ { print $1 }'); do
-		ip netns del "$ns"
-	done
-	echo "not ok 1 - test_verdict_diff timed out"
-	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
-fi
+run_one "$bin6" v6 || rc=$?
 exit $rc

@@ -138,6 +138,7 @@
 
 #include "hostd.h"
 #include "mbox_driver.h"
+#include "vdiff.h"
 
 #define VD_MIN_CASES		1000
 #define VD_DEFAULT_CASES	3000
@@ -147,6 +148,7 @@
 #define VD_CT_DEFAULT_CASES	5000
 #define VD_SOAK_CASES		100000
 #define VD_MISMATCH_FILE	"/tmp/verdict-mismatches.txt"
+static const char rerun[] = "VERDICT_DIFF_SEED=<seed> build/selftests/test_verdict_diff";
 #define VD_MAX_SHOWN		20	/* mismatches printed in full */
 
 /* The run's parameters and results; shared with the harness' test child. */
@@ -169,52 +171,6 @@ struct vd_run {
 
 static struct vd_run *run;
 
-struct rng {
-	uint64_t s;
-};
-
-static uint32_t rnd(struct rng *r, uint32_t n)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return n ? (uint32_t)((r->s * 0x2545F4914F6CDD1Dull) >> 32) % n : 0;
-}
-
-/* A growing text buffer. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->cap - b->len) {
-			b->len += n;
-			return;
-		}
-		b->cap = b->cap ? b->cap * 2 + n : 4096;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-}
-
-enum { SIDE_K, SIDE_H };
-enum path { PATH_OUTPUT, PATH_VD0, PATH_VD1 };	/* sent by T, or by S over vd0p/vd1p */
-enum outcome { OUT_DROPPED, OUT_SENT, OUT_LOCAL, OUT_FORWARDED, OUT_ERROR };
-
-static const char *const outcome_name[] = {
-	"dropped", "sent (OUTPUT accepted)", "delivered locally", "forwarded", "send error",
-};
-
 /*
  * Protocols T has raw observer sockets for (no ICMP protocol-unreachable);
  * dccp, esp, ah, sctp and udplite only come from random_ext_rulesets.
@@ -222,15 +178,7 @@ static const char *const outcome_name[] = {
 static const uint8_t observed_protos[] = { 1, 6, 17, 200, 33, 50, 51, 132, 136 };
 #define NOBS (sizeof(observed_protos) / sizeof(observed_protos[0]))
 
-struct side {
-	char t[32], s[32];		/* namespace names */
-	int out_sk;			/* IPPROTO_RAW in T */
-	int in_sk[2];			/* IPPROTO_RAW in S bound to vd0p, vd1p */
-	int obs_local[NOBS];		/* raw sockets in T: delivered locally */
-	int obs_fwd;			/* packet socket in S: forwarded by T */
-	int l2_sk;			/* ext: packet socket in S sending whole frames, */
-	int l2_ifindex[2];		/* ... out of vd0p, vd1p */
-};
+_Static_assert(NOBS <= VD_MAX_OBS, "a raw socket in T for each observed protocol");
 
 /*
  * ext: how S puts a packet on the wire. L2_RAW: from its IPPROTO_RAW socket
@@ -289,11 +237,8 @@ struct vd_seen {
 
 struct vd {
 	struct rng rng;
-	struct side side[2];
-	struct hostd hostd;
-	char sock[108];
-	char shim[PATH_MAX];
-	char helper[PATH_MAX];
+	struct vd_side side[2];
+	struct vd_hostd hd;		/* side H's daemon */
 	char tmp[64];			/* ruleset file */
 	struct buf rules;		/* iptables-restore input of the current ruleset */
 	struct buf edit;		/* iptables command applied mid-ruleset, or empty */
@@ -323,7 +268,6 @@ struct vd {
 	unsigned long hit_ext[17];	/* ext: those with ext_counted[]'s matches */
 	unsigned long outcomes[5];	/* ip_tables side */
 	unsigned long shown;
-	int log_fd;			/* helper's stderr */
 	FILE *report;			/* VD_MISMATCH_FILE */
 };
 
@@ -1801,17 +1745,6 @@ static uint16_t pkt_port(struct vd *v)
 	return rnd(&v->rng, 65536);
 }
 
-static uint32_t csum_add(uint32_t sum, const unsigned char *p, unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	return sum;
-}
-
 /* The SCTP checksum (CRC32c, stored little endian) of @len bytes at @t made wrong. */
 static void spoil_crc32c(unsigned char *t, unsigned int len)
 {
@@ -1837,13 +1770,11 @@ static uint16_t l4_csum(unsigned char *h, unsigned int l4len, unsigned int off)
 
 	t[off] = t[off + 1] = 0;
 	if (h[9] != 1) {
-		sum = csum_add(sum, h + 12, 8);
+		sum = vd_csum_add(sum, h + 12, 8);
 		sum += h[9] + l4len;
 	}
-	sum = csum_add(sum, t, l4len);
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
+	sum = vd_csum_add(sum, t, l4len);
+	return vd_csum_fold(sum);
 }
 
 /*
@@ -2022,18 +1953,6 @@ static unsigned int gen_ext_l4(struct vd *v, uint8_t proto, unsigned char *t,
 		}
 		return 12;
 	}
-}
-
-static void put16(unsigned char *d, uint16_t x)
-{
-	d[0] = x >> 8;
-	d[1] = x;
-}
-
-static void put32(unsigned char *d, uint32_t x)
-{
-	put16(d, x >> 16);
-	put16(d + 2, x);
 }
 
 /* An IPv4 header's fixed fields but the length and addresses; a fresh id, never 0. */
@@ -2701,26 +2620,16 @@ static void report(struct vd *v, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vd_vreport(v->report, fmt, ap);
 	va_end(ap);
-	if (v->report) {
-		va_start(ap, fmt);
-		vfprintf(v->report, fmt, ap);
-		va_end(ap);
-		fflush(v->report);
-	}
 }
 
 static void print_packet(struct vd *v, const struct pkt *p)
 {
-	static const char *const how[] = {
-		"from T's raw socket (OUTPUT)", "from S over vd0p (arrives on vd0)",
-		"from S over vd1p (arrives on vd1)",
-	};
 	static const char *const l2[] = { "", "T's MAC", "ff:ff:ff:ff:ff:ff", "a multicast MAC" };
 	char s[INET_ADDRSTRLEN], d[INET_ADDRSTRLEN], hex[800], ext[160] = "";
 	const uint8_t *m;
-	unsigned int i, n = 0;
+	unsigned int n = 0;
 
 	inet_ntop(AF_INET, p->d + 12, s, sizeof(s));
 	inet_ntop(AF_INET, p->d + 16, d, sizeof(d));
@@ -2734,10 +2643,9 @@ static void print_packet(struct vd *v, const struct pkt *p)
 			 "%02x:%02x:%02x:%02x:%02x:%02x", l2[p->l2], m[0], m[1], m[2], m[3], m[4],
 			 m[5]);
 	}
-	n = 0;
-	for (i = 0; i < p->len && n + 4 < sizeof(hex); i++)
-		n += snprintf(hex + n, sizeof(hex) - n, "%s%02x", i % 4 ? "" : " ", p->d[i]);
-	report(v, "#   packet %s: %s -> %s proto %u frag 0x%02x%02x%s len %u:%s\n", how[p->path],
+	vd_hex(hex, sizeof(hex), p->d, p->len);
+	report(v, "#   packet %s: %s -> %s proto %u frag 0x%02x%02x%s len %u:%s\n",
+	       vd_path_name[p->path],
 	       s, d, p->d[9], p->d[6], p->d[7], ext, p->len, hex);
 	if (p->what[0])
 		report(v, "#     %s\n", p->what);
@@ -2761,131 +2669,36 @@ static void print_flow_before(struct vd *v, unsigned int i)
 /* The ruleset as the iptables commands that build it. */
 static void print_ruleset(struct vd *v)
 {
-	char *line, *save = NULL, *copy = strndup(v->rules.p, v->rules.len);
-	char chain[32], policy[16];
+	char path[64];
 
-	if (!copy)
-		return;
-	if (v->rules.len > VD_BIG_RULESET) {
-		char path[64];
-		FILE *f;
-
-		/* Too long to read as commands: keep it as a restore file. */
-		snprintf(path, sizeof(path), "/tmp/verdict-diff-ruleset-%lu.rules", v->shown);
-		f = fopen(path, "w");
-		if (f) {
-			fwrite(v->rules.p, 1, v->rules.len, f);
-			fclose(f);
-		}
-		report(v, "#   iptables-legacy-restore < %s  (%zu bytes, kept)\n", path,
-		       v->rules.len);
-		free(copy);
-		return;
-	}
-	report(v, "#   iptables-legacy -F; iptables-legacy -X\n");
-	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == ':' && sscanf(line, ":%31s %15s", chain, policy) == 2) {
-			if (strcmp(policy, "-"))
-				report(v, "#   iptables-legacy -P %s %s\n", chain, policy);
-			else
-				report(v, "#   iptables-legacy -N %s\n", chain);
-		} else if (line[0] == '-') {
-			report(v, "#   iptables-legacy %s\n", line);
-		}
-	}
-	free(copy);
+	snprintf(path, sizeof(path), "/tmp/verdict-diff-ruleset-%lu.rules", v->shown);
+	vd_print_ruleset(v->report, &v->rules, "iptables-legacy", VD_BIG_RULESET, path);
 }
 
 /* Run @cmd in side @s's T (H: through the shim); its output into @out if not NULL. */
 static int run_in(struct vd *v, int s, const char *cmd, struct buf *out)
 {
-	char full[PATH_MAX * 3];
-	char line[4096];
-	FILE *f;
-	int st;
-
-	snprintf(full, sizeof(full), "ip netns exec %s env %s%s %s%s %s 2>&1", v->side[s].t,
-		 s ? "LD_PRELOAD=" : "", s ? v->shim : "",
-		 s ? HOSTD_ENV_SOCK "=" : "", s ? v->sock : "", cmd);
-	f = popen(full, "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (out && line[0] != '#')
-			bprintf(out, "%s", line);
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-static int sh(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	st = system(cmd);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/* A non-blocking socket created inside namespace @name, bound to @dev if not NULL. */
-static int socket_in(const char *name, int domain, int type, int proto, const char *dev)
-{
-	char path[128];
-	int self, fd, sk = -1;
-
-	snprintf(path, sizeof(path), "/run/netns/%s", name);
-	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (self >= 0 && fd >= 0 && !setns(fd, CLONE_NEWNET)) {
-		sk = socket(domain, type | SOCK_NONBLOCK | SOCK_CLOEXEC, proto);
-		if (sk >= 0 && dev &&
-		    setsockopt(sk, SOL_SOCKET, SO_BINDTODEVICE, dev, strlen(dev) + 1)) {
-			close(sk);
-			sk = -1;
-		}
-		if (setns(self, CLONE_NEWNET))
-			abort();
-	}
-	if (fd >= 0)
-		close(fd);
-	if (self >= 0)
-		close(self);
-	return sk;
+	return vd_run_in(v->side[s].t, s ? &v->hd : NULL, cmd, out);
 }
 
 static int setup_side(struct vd *v, int i)
 {
-	struct side *sd = &v->side[i];
+	struct vd_side *sd = &v->side[i];
 	const char *t = sd->t, *s = sd->s;
-	unsigned int k;
+	int err;
 
-	snprintf(sd->t, sizeof(sd->t), "vdT%c%d", i ? 'H' : 'K', getpid());
-	snprintf(sd->s, sizeof(sd->s), "vdS%c%d", i ? 'H' : 'K', getpid());
-	if (sh("ip netns add %s && ip netns add %s", t, s))
-		return -EIO;
-	/*
-	 * Each veth end has its peer's MAC address, so frames sent without ARP
-	 * (arp off: a NOARP neighbour carries the device's own address) are
-	 * PACKET_HOST on the other side.
-	 */
-	if (sh("ip -n %s link add vd0 address 02:00:00:00:00:10 type veth peer name vd0p "
-	       "address 02:00:00:00:00:10 netns %s && "
-	       "ip -n %s link add vd1 address 02:00:00:00:00:11 type veth peer name vd1p "
-	       "address 02:00:00:00:00:11 netns %s", t, s, t, s) ||
-	    sh("ip -n %s link set lo up && ip -n %s link set vd0 up arp off && "
-	       "ip -n %s link set vd1 up arp off && ip -n %s link set lo up && "
-	       "ip -n %s link set vd0p up arp off && ip -n %s link set vd1p up arp off",
-	       t, t, t, s, s, s) ||
-	    sh("ip -n %s addr add 10.99.0.254/24 dev vd0 && "
-	       "ip -n %s addr add 10.200.0.254/24 dev vd1 && "
-	       "ip -n %s addr add 10.99.0.1/32 dev lo && ip -n %s addr add 10.200.1.1/32 dev lo && "
-	       "ip -n %s addr add 192.168.1.1/32 dev lo && ip -n %s route add default dev vd1",
-	       t, t, t, t, t, t) ||
-	    sh("ip -n %s route add default dev vd0p metric 1 && "
-	       "ip -n %s route add default dev vd1p metric 2", s, s))
+	err = vd_side_netns(sd, "vd", i);
+	if (!err)
+		err = vd_side_links(sd);
+	if (err)
+		return err;
+	if (vd_sh("ip -n %s addr add 10.99.0.254/24 dev vd0 && "
+		  "ip -n %s addr add 10.200.0.254/24 dev vd1 && "
+		  "ip -n %s addr add 10.99.0.1/32 dev lo && ip -n %s addr add 10.200.1.1/32 dev lo && "
+		  "ip -n %s addr add 192.168.1.1/32 dev lo && ip -n %s route add default dev vd1",
+		  t, t, t, t, t, t) ||
+	    vd_sh("ip -n %s route add default dev vd0p metric 1 && "
+		  "ip -n %s route add default dev vd1p metric 2", s, s))
 		return -EIO;
 	/*
 	 * T forwards whatever is not local; no reverse-path filter and T's own
@@ -2894,26 +2707,15 @@ static int setup_side(struct vd *v, int i)
 	 * are dropped
 	 * before reassembly instead of expiring into ICMP behind our back.
 	 */
-	if (sh("ip netns exec %s sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
-	       "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.vd0.rp_filter=0 "
-	       "net.ipv4.conf.vd1.rp_filter=0 net.ipv4.conf.all.send_redirects=0 "
-	       "net.ipv4.conf.vd0.send_redirects=0 net.ipv4.conf.vd1.send_redirects=0 "
-	       "net.ipv4.conf.all.accept_local=1 net.ipv4.conf.vd0.accept_local=1 "
-	       "net.ipv4.conf.vd1.accept_local=1 "
-	       "net.ipv4.ipfrag_low_thresh=0 net.ipv4.ipfrag_high_thresh=0", t))
+	if (vd_sh("ip netns exec %s sysctl -qw net.ipv4.ip_forward=1 net.ipv4.conf.all.rp_filter=0 "
+		  "net.ipv4.conf.default.rp_filter=0 net.ipv4.conf.vd0.rp_filter=0 "
+		  "net.ipv4.conf.vd1.rp_filter=0 net.ipv4.conf.all.send_redirects=0 "
+		  "net.ipv4.conf.vd0.send_redirects=0 net.ipv4.conf.vd1.send_redirects=0 "
+		  "net.ipv4.conf.all.accept_local=1 net.ipv4.conf.vd0.accept_local=1 "
+		  "net.ipv4.conf.vd1.accept_local=1 "
+		  "net.ipv4.ipfrag_low_thresh=0 net.ipv4.ipfrag_high_thresh=0", t))
 		return -EIO;
-	sd->out_sk = socket_in(t, AF_INET, SOCK_RAW, IPPROTO_RAW, NULL);
-	sd->in_sk[0] = socket_in(s, AF_INET, SOCK_RAW, IPPROTO_RAW, "vd0p");
-	sd->in_sk[1] = socket_in(s, AF_INET, SOCK_RAW, IPPROTO_RAW, "vd1p");
-	sd->obs_fwd = socket_in(s, AF_PACKET, SOCK_DGRAM, htons(ETH_P_IP), NULL);
-	if (sd->out_sk < 0 || sd->in_sk[0] < 0 || sd->in_sk[1] < 0 || sd->obs_fwd < 0)
-		return -errno;
-	for (k = 0; k < NOBS; k++) {
-		sd->obs_local[k] = socket_in(t, AF_INET, SOCK_RAW, observed_protos[k], NULL);
-		if (sd->obs_local[k] < 0)
-			return -errno;
-	}
-	return 0;
+	return vd_side_sockets(sd, AF_INET, ETH_P_IP, observed_protos, NOBS);
 }
 
 /*
@@ -2931,20 +2733,20 @@ static int setup_ext(struct vd *v)
 	int one = 1;
 
 	for (i = 0; i < 2; i++) {
-		struct side *sd = &v->side[i];
+		struct vd_side *sd = &v->side[i];
 		const char *t = sd->t;
 
-		if (sh("ip -n %s link set vd0 group %u && ip -n %s link set vd1 group %u && "
-		       "ip -n %s link set lo group %u", t, VD_GROUP_VD0, t, VD_GROUP_VD1, t,
-		       VD_GROUP_LO) ||
-		    sh("ip -n %s route replace 10.99.0.0/24 dev vd0 proto kernel scope link "
-		       "src 10.99.0.254 realm 5 && ip -n %s route replace default dev vd1 "
-		       "realms 3/9 && ip -n %s route replace local 10.200.1.1 dev lo table local "
-		       "proto kernel scope host src 10.200.1.1 realm 7", t, t, t))
+		if (vd_sh("ip -n %s link set vd0 group %u && ip -n %s link set vd1 group %u && "
+			  "ip -n %s link set lo group %u", t, VD_GROUP_VD0, t, VD_GROUP_VD1, t,
+			  VD_GROUP_LO) ||
+		    vd_sh("ip -n %s route replace 10.99.0.0/24 dev vd0 proto kernel scope link "
+			  "src 10.99.0.254 realm 5 && ip -n %s route replace default dev vd1 "
+			  "realms 3/9 && ip -n %s route replace local 10.200.1.1 dev lo table local "
+			  "proto kernel scope host src 10.200.1.1 realm 7", t, t, t))
 			return -EIO;
 		if (setsockopt(sd->out_sk, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)))
 			return -errno;
-		sd->l2_sk = socket_in(sd->s, AF_PACKET, SOCK_RAW, 0, NULL);
+		sd->l2_sk = vd_socket_in(sd->s, AF_PACKET, SOCK_RAW, 0, NULL);
 		if (sd->l2_sk < 0)
 			return -errno;
 		for (k = 0; k < 2; k++) {
@@ -2987,7 +2789,7 @@ static int setup_ct(struct vd *v, int i)
 	char cmd[128];
 	FILE *f;
 
-	if (sh("ip netns exec %s sysctl -qw net.netfilter.nf_conntrack_checksum=0", v->side[i].t))
+	if (vd_sh("ip netns exec %s sysctl -qw net.netfilter.nf_conntrack_checksum=0", v->side[i].t))
 		return -EIO;
 	snprintf(cmd, sizeof(cmd), "ip netns exec %s nft -f -", v->side[i].t);
 	f = popen(cmd, "w");
@@ -3076,32 +2878,7 @@ static unsigned int kernel_hz(void)
 
 static void teardown(struct vd *v)
 {
-	unsigned int i, k;
-
-	if (v->hostd.pid)
-		hostd_stop(&v->hostd);
-	for (i = 0; i < 2; i++) {
-		struct side *sd = &v->side[i];
-		int *fds[] = { &sd->out_sk, &sd->in_sk[0], &sd->in_sk[1], &sd->obs_fwd, &sd->l2_sk };
-
-		for (k = 0; k < 5; k++)
-			if (*fds[k] >= 0)
-				close(*fds[k]);
-		for (k = 0; k < NOBS; k++)
-			if (sd->obs_local[k] >= 0)
-				close(sd->obs_local[k]);
-		if (sd->t[0])
-			sh("ip netns del %s 2>/dev/null", sd->t);
-		if (sd->s[0])
-			sh("ip netns del %s 2>/dev/null", sd->s);
-	}
-	if (v->tmp[0])
-		unlink(v->tmp);
-	if (v->log_fd >= 0)
-		close(v->log_fd);
-	if (v->report)
-		fclose(v->report);
-	free(v->rules.p);
+	vd_close_all(&v->hd, v->side, v->tmp, v->report, &v->rules);
 	free(v->edit.p);
 	free(v->script);
 	free(v->draft);
@@ -3111,20 +2888,12 @@ static void teardown(struct vd *v)
 /* Both sides and hostd; @ct: for random_stateful_rulesets (setup_ct(), hostd -C). */
 static int setup(struct vd *v, bool ct)
 {
-	char backend[64], hz[16], *argv[3] = { NULL, backend, NULL };
-	struct mbox_driver_opts opts = { 0 };
-	unsigned int i, k;
+	char hz[16];
+	unsigned int i;
 	int err;
 
 	memset(v, 0, sizeof(*v));
-	v->log_fd = -1;
-	for (i = 0; i < 2; i++) {
-		struct side *sd = &v->side[i];
-
-		sd->out_sk = sd->in_sk[0] = sd->in_sk[1] = sd->obs_fwd = sd->l2_sk = -1;
-		for (k = 0; k < NOBS; k++)
-			sd->obs_local[k] = -1;
-	}
+	vd_prepare(&v->hd, v->side);
 	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 1;
 	for (i = 0; i < 2; i++) {
 		err = setup_side(v, i);
@@ -3145,29 +2914,9 @@ static int setup(struct vd *v, bool ct)
 		snprintf(hz, sizeof(hz), "%u", v->hz);
 		if (v->hz)
 			setenv("BPFILTER_HZ", hz, 1);
-		opts.ct_held = true;
 	}
-	err = hostd_shim_path(v->shim, sizeof(v->shim));
-	if (!err && access(v->shim, R_OK))
-		err = -ENOENT;
-	if (!err)
-		err = mbox_driver_helper_path(v->helper, sizeof(v->helper));
-	if (err)
-		goto fail;
-	argv[0] = v->helper;
-	/* VERDICT_DIFF_BACKEND=store checks the checker: nothing enforced, mismatches. */
-	snprintf(backend, sizeof(backend), "--backend=%s",
-		 getenv("VERDICT_DIFF_BACKEND") ?: "bpf");
-	opts.helper = v->helper;
-	opts.argv = argv;
-	/* The helper's log (one line per replace) goes to a file, not the TAP output. */
-	v->log_fd = open("/tmp/verdict-diff-helper.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			 0600);
-	if (v->log_fd >= 0)
-		opts.stderr_fd = v->log_fd;
-	snprintf(v->sock, sizeof(v->sock), "/tmp/vd%d.sock", getpid());
 	snprintf(v->tmp, sizeof(v->tmp), "/tmp/vd%d.rules", getpid());
-	err = hostd_start(&v->hostd, v->sock, &opts);
+	err = vd_hostd_start(&v->hd, "vd", "/tmp/verdict-diff-helper.log", ct);
 	if (err)
 		goto fail;
 	return 0;
@@ -3179,19 +2928,8 @@ fail:
 /* Load the current ruleset on side @s; the restore's exit status. */
 static int apply(struct vd *v, int s, struct buf *out)
 {
-	char cmd[256];
-	FILE *f;
-
-	f = fopen(v->tmp, "w");
-	if (!f)
-		return -errno;
-	if (fwrite(v->rules.p, 1, v->rules.len, f) != v->rules.len) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "iptables-legacy-restore -w < %s", v->tmp);
-	return run_in(v, s, cmd, out);
+	return vd_restore(v->side[s].t, s ? &v->hd : NULL, "iptables-legacy-restore", v->tmp,
+			  &v->rules, out);
 }
 
 /*
@@ -3205,8 +2943,9 @@ static bool same_packet(const unsigned char *d, ssize_t len, const struct pkt *p
 }
 
 /* Look at (and consume) what the observers of side @s hold: an outcome or OUT_DROPPED. */
-static enum outcome observe(struct side *sd, const struct pkt *p)
+static enum outcome observe(struct vd_side *sd, const void *pkt)
 {
+	const struct pkt *p = pkt;
 	enum outcome found = OUT_DROPPED;
 	unsigned char d[2048];
 	unsigned int k, n;
@@ -3233,40 +2972,13 @@ static enum outcome observe(struct side *sd, const struct pkt *p)
 	return found;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Wait up to @ms for side @s's packet to show up at an observer. */
-static enum outcome wait_observed(struct side *sd, const struct pkt *p, int ms)
-{
-	long end = now_ms() + ms;
-	struct pollfd pfd[NOBS + 1];
-	enum outcome o;
-	unsigned int k;
-
-	for (k = 0; k < NOBS; k++)
-		pfd[k] = (struct pollfd){ .fd = sd->obs_local[k], .events = POLLIN };
-	pfd[NOBS] = (struct pollfd){ .fd = sd->obs_fwd, .events = POLLIN };
-	for (;;) {
-		o = observe(sd, p);
-		if (o != OUT_DROPPED || now_ms() >= end)
-			return o;
-		poll(pfd, NOBS + 1, end - now_ms() > 0 ? end - now_ms() : 0);
-	}
-}
-
 /*
  * ext: send @p from side @sd's S as an Ethernet frame (gen_ext_l2()): what
  * its IPPROTO_RAW socket would put on the wire (the IP header's checksum
  * and total length filled in), but to the destination and from the source
  * @p names.
  */
-static ssize_t send_frame(struct side *sd, const struct pkt *p)
+static ssize_t send_frame(struct vd_side *sd, const struct pkt *p)
 {
 	static const uint8_t bcast[ETH_ALEN] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	struct sockaddr_ll ll = {
@@ -3309,7 +3021,7 @@ static ssize_t send_frame(struct side *sd, const struct pkt *p)
 	memcpy(h, p->d, p->len);
 	if (ihl >= 20) {
 		h[10] = h[11] = 0;
-		sum = csum_add(sum, h, ihl);
+		sum = vd_csum_add(sum, h, ihl);
 		while (sum >> 16)
 			sum = (sum & 0xffff) + (sum >> 16);
 		put16(h + 10, ~sum);
@@ -3326,63 +3038,30 @@ static ssize_t send_frame(struct side *sd, const struct pkt *p)
 	return -1;
 }
 
+/* Send @pkt from side @sd: from its path's raw socket, or as a frame. */
+static ssize_t send_one(struct vd_side *sd, const void *pkt, void *ctx)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	const struct pkt *p = pkt;
+	struct vd *v = ctx;
+	int sk = p->path == PATH_OUTPUT ? sd->out_sk : sd->in_sk[p->path - PATH_VD0];
+
+	memcpy(&dst.sin_addr, p->d + 16, 4);
+	/* The same mark on both sides; set for every ext OUTPUT packet, 0 included. */
+	if (v->ext && p->path == PATH_OUTPUT &&
+	    setsockopt(sk, SOL_SOCKET, SO_MARK, &p->mark, sizeof(p->mark))) {
+		errno = EIO;	/* a send error, not a drop */
+		return -1;
+	}
+	if (p->l2 && p->path != PATH_OUTPUT)
+		return send_frame(sd, p);
+	return sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst));
+}
+
 /* Send @p on both sides; their outcomes into @o. */
 static void send_both(struct vd *v, const struct pkt *p, enum outcome o[2])
 {
-	struct sockaddr_in dst = { .sin_family = AF_INET };
-	int s;
-
-	memcpy(&dst.sin_addr, p->d + 16, 4);
-	for (s = 0; s < 2; s++) {
-		struct side *sd = &v->side[s];
-		int sk = p->path == PATH_OUTPUT ? sd->out_sk : sd->in_sk[p->path - PATH_VD0];
-
-		observe(sd, NULL);	/* leftovers of earlier cases */
-		/* The same mark on both sides; set for every ext OUTPUT packet, 0 included. */
-		if (v->ext && p->path == PATH_OUTPUT &&
-		    setsockopt(sk, SOL_SOCKET, SO_MARK, &p->mark, sizeof(p->mark))) {
-			o[s] = OUT_ERROR;
-			continue;
-		}
-		if (p->l2 && p->path != PATH_OUTPUT ? send_frame(sd, p) < 0 :
-		    sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst)) < 0) {
-			/* Only LOCAL_OUT's NF_DROP turns into EPERM. */
-			o[s] = errno == EPERM && p->path == PATH_OUTPUT ? OUT_DROPPED : OUT_ERROR;
-			continue;
-		}
-		/*
-		 * veth hands the frame to the peer's backlog, which is processed
-		 * when sendto() re-enables bottom halves: the answer is almost
-		 * always there already; the wait only covers a busy softirq.
-		 */
-		o[s] = p->path == PATH_OUTPUT ? OUT_SENT : wait_observed(sd, p, 5);
-	}
-	/* Before calling a drop a mismatch, give a late packet more time. */
-	for (s = 0; s < 2; s++)
-		if (o[s] == OUT_DROPPED && o[!s] != OUT_DROPPED && p->path != PATH_OUTPUT)
-			o[s] = wait_observed(&v->side[s], p, 300);
-}
-
-/* Drop "# ..." comment lines of a save (timestamps). */
-static void strip_comments(struct buf *b)
-{
-	char *line = b->p, *w = b->p, *nl;
-
-	if (!b->p)
-		return;
-	b->p[b->len] = '\0';
-	while (*line) {
-		nl = strchrnul(line, '\n');
-		if (*nl)
-			nl++;
-		if (line[0] != '#') {
-			memmove(w, line, nl - line);
-			w += nl - line;
-		}
-		line = nl;
-	}
-	b->len = w - b->p;
-	b->p[b->len] = '\0';
+	vd_send_both(v->side, p->path, send_one, observe, p, v, o);
 }
 
 static void mismatch_header(struct vd *v, unsigned int round)
@@ -3392,6 +3071,11 @@ static void mismatch_header(struct vd *v, unsigned int round)
 	print_ruleset(v);
 	if (v->edit.len)
 		report(v, "#   (before packet %u:) iptables-legacy %s\n", v->edit_at, v->edit.p);
+}
+
+static void header_cb(void *ctx, unsigned int round)
+{
+	mismatch_header(ctx, round);
 }
 
 /* Apply the ruleset's edit on both sides; false if they disagree. */
@@ -3406,12 +3090,7 @@ static bool apply_edit(struct vd *v, unsigned int round)
 		rc[s] = run_in(v, s, cmd, &out[s]);
 	if (rc[0] != rc[1] && v->shown < VD_MAX_SHOWN) {
 		mismatch_header(v, round);
-		report(v, "# ruleset %u: the edit exits %d on ip_tables, %d via bpfilter\n", round,
-		       rc[0], rc[1]);
-		for (s = 0; s < 2; s++)
-			if (out[s].len)
-				report(v, "#   %s: %.*s", s ? "bpfilter" : "ip_tables",
-				       (int)out[s].len, out[s].p);
+		vd_report_exits(v->report, round, "the edit", rc, out);
 	}
 	free(out[0].p);
 	free(out[1].p);
@@ -3438,20 +3117,6 @@ static unsigned int count_hit_rules(const struct buf *save, bool ct)
 	return n;
 }
 
-/* The number of rules with non-zero counters in an iptables-save -c dump that contain @s. */
-static unsigned int count_hit_with(const struct buf *save, const char *s)
-{
-	const char *l, *end;
-	unsigned int n = 0;
-
-	for (l = save->p; l && *l; l = end + !!*end) {
-		end = strchrnul(l, '\n');
-		if (l[0] == '[' && strncmp(l, "[0:0] -A", 8) && memmem(l, end - l, s, strlen(s)))
-			n++;
-	}
-	return n;
-}
-
 /*
  * ext: rules whose packet counts random_ext_rulesets reports, for the
  * matches that need the frames and setup_ext()'s groups and realms to
@@ -3468,22 +3133,6 @@ static const char *const ext_counted[] = {
 #define NEXT_COUNTED (sizeof(ext_counted) / sizeof(ext_counted[0]))
 _Static_assert(NEXT_COUNTED == sizeof(((struct vd *)0)->hit_ext) / sizeof(unsigned long),
 	       "one hit_ext[] for each of ext_counted[]");
-
-/* Report the first line where two dumps differ (large rulesets). */
-static void report_first_difference(struct vd *v, const struct buf save[2])
-{
-	const char *a = save[0].p ?: "", *b = save[1].p ?: "";
-	unsigned int line = 1;
-	size_t i = 0, start = 0;
-
-	for (; a[i] && a[i] == b[i]; i++)
-		if (a[i] == '\n') {
-			line++;
-			start = i + 1;
-		}
-	report(v, "# first difference, line %u:\n#   ip_tables: %.*s\n#   bpfilter:  %.*s\n", line,
-	       (int)strcspn(a + start, "\n"), a + start, (int)strcspn(b + start, "\n"), b + start);
-}
 
 /* A random ruleset and maybe an edit (the regular rounds). */
 static void gen_random(struct vd *v)
@@ -3506,35 +3155,26 @@ static void gen_stateful(struct vd *v)
  */
 static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(struct vd *v))
 {
-	struct buf save[2] = { { 0 }, { 0 } }, out[2] = { { 0 }, { 0 } };
-	unsigned int i, bad = 0;
-	bool shown = false;
-	int rc[2], s;
+	struct vd_round r = {
+		.report = v->report, .round = round, .quiet = v->shown >= VD_MAX_SHOWN,
+		.header = header_cb, .ctx = v, .tables = "ip_tables", .side = v->side, .hd = &v->hd,
+	};
+	struct buf save[2] = { { 0 }, { 0 } };
+	unsigned int i;
+	bool show;
 
 	v->hit_rules = 0;
 	gen(v);
-	for (s = 0; s < 2; s++)
-		rc[s] = apply(v, s, &out[s]);
-	if (rc[0] || rc[1]) {
-		/* ip_tables refusing our ruleset is a generator bug, also a failure. */
-		report(v, "# ruleset %u: iptables-legacy-restore exit %d on ip_tables, "
-		       "%d via bpfilter\n", round, rc[0], rc[1]);
-		for (s = 0; s < 2; s++)
-			if (out[s].len)
-				report(v, "#   %s: %.*s", s ? "bpfilter" : "ip_tables",
-				       (int)out[s].len, out[s].p);
-		mismatch_header(v, round);
-		bad++;
+	if (!vd_round_restore(&r, "iptables-legacy-restore", v->tmp, &v->rules))
 		goto out;
-	}
 
 	for (i = 0; i < v->npackets; i++) {
 		enum outcome o[2];
 		struct pkt p;
 
 		if (v->edit.len && i == v->edit_at && !apply_edit(v, round)) {
-			bad++;
-			shown = true;
+			r.bad++;
+			r.shown = true;
 		}
 		if (v->ct)
 			p = v->script[i];	/* made with the ruleset: its flows */
@@ -3542,7 +3182,7 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 			gen_packet(v, &p);
 		send_both(v, &p, o);
 		/* A packet the stack refuses before any hook is not a case. */
-		if (o[0] == OUT_ERROR && o[1] == OUT_ERROR)
+		if (!vd_round_case(&r, i, o, v->outcomes, &show))
 			continue;
 		if (v->ct)
 			run->ct_cases++;
@@ -3550,62 +3190,26 @@ static unsigned int round_one(struct vd *v, unsigned int round, void (*gen)(stru
 			run->ext_cases++;
 		else
 			run->cases++;
-		v->outcomes[o[0]]++;
-		if (o[0] == o[1])
+		if (!show)
 			continue;
-		bad++;
-		if (v->shown >= VD_MAX_SHOWN)
-			continue;
-		if (!shown)
-			mismatch_header(v, round);
-		shown = true;
-		report(v, "# ruleset %u packet %u: ip_tables: %s, bpfilter: %s\n", round, i,
-		       outcome_name[o[0]], outcome_name[o[1]]);
 		print_packet(v, &p);
 		if (v->ct)
 			print_flow_before(v, i);
 	}
 
-	for (s = 0; s < 2; s++) {
-		run_in(v, s, "iptables-legacy-save -c -t filter", &save[s]);
-		strip_comments(&save[s]);
-	}
 	/* Both dumps must be real ones, and the same. */
-	if (!save[0].p || !save[1].p || !strstr(save[0].p, "\nCOMMIT") ||
-	    save[0].len != save[1].len || memcmp(save[0].p, save[1].p, save[0].len)) {
-		bad++;
-		if (v->shown < VD_MAX_SHOWN) {
-			if (!shown)
-				mismatch_header(v, round);
-			if (v->rules.len > VD_BIG_RULESET)
-				report_first_difference(v, save);
-			else
-				report(v, "# ruleset %u: counters differ after its %u packets\n"
-				       "# ip_tables (iptables-legacy-save -c):\n%.*s"
-				       "# bpfilter (iptables-legacy-save -c):\n%.*s", round,
-				       v->npackets, (int)save[0].len, save[0].p ? save[0].p : "",
-				       (int)save[1].len, save[1].p ? save[1].p : "");
-			shown = true;
-		}
-	}
+	vd_round_saves(&r, "iptables-legacy-save -c -t filter", save, &v->rules, VD_BIG_RULESET,
+		       v->npackets);
 	v->hit_rules = count_hit_rules(&save[0], false);
 	if (v->ct) {
 		v->hit_ct_rules += count_hit_rules(&save[0], true);
-		v->hit_connmark[0] += count_hit_with(&save[0], "-m connmark ");
-		v->hit_connmark[1] += count_hit_with(&save[0], "-m connmark --mark");
+		v->hit_connmark[0] += vd_count_hit_with(&save[0], "-m connmark ");
+		v->hit_connmark[1] += vd_count_hit_with(&save[0], "-m connmark --mark");
 	}
 	for (i = 0; v->ext && i < NEXT_COUNTED; i++)
-		v->hit_ext[i] += count_hit_with(&save[0], ext_counted[i]);
-	if (run->verbose && save[0].p && v->rules.len <= VD_BIG_RULESET)
-		printf("%.*s", (int)save[0].len, save[0].p);
+		v->hit_ext[i] += vd_count_hit_with(&save[0], ext_counted[i]);
 out:
-	if (shown || bad)
-		v->shown++;
-	for (s = 0; s < 2; s++) {
-		free(save[s].p);
-		free(out[s].p);
-	}
-	return bad;
+	return vd_round_end(&r, save, run->verbose && v->rules.len <= VD_BIG_RULESET, &v->shown);
 }
 
 /* Large rulesets (issue 5): big enough to need folding and map lookups. */
@@ -3901,15 +3505,9 @@ static unsigned int random_rounds(struct __test_metadata *_metadata, struct vd *
 			printf("# %s%u rulesets, %lu cases, %lu mismatches\n", tag, round, *cases,
 			       *mismatches);
 	}
-	printf("# %sip_tables outcomes: %lu dropped, %lu sent by OUTPUT, %lu delivered, "
-	       "%lu forwarded, %lu send errors\n", tag, v->outcomes[OUT_DROPPED],
-	       v->outcomes[OUT_SENT], v->outcomes[OUT_LOCAL], v->outcomes[OUT_FORWARDED],
-	       v->outcomes[OUT_ERROR]);
+	vd_print_outcomes(tag, "ip_tables", v->outcomes);
 	/* A run without every kind of outcome proves less than it claims. */
-	EXPECT_NE(0, v->outcomes[OUT_DROPPED]);
-	EXPECT_NE(0, v->outcomes[OUT_SENT]);
-	EXPECT_NE(0, v->outcomes[OUT_LOCAL]);
-	EXPECT_NE(0, v->outcomes[OUT_FORWARDED]);
+	EXPECT_TRUE(vd_every_outcome(v->outcomes));
 	EXPECT_EQ(0, *mismatches);
 	EXPECT_LE(want, *cases);
 	return round;
@@ -3920,13 +3518,7 @@ TEST_F_TIMEOUT(vd, random_rulesets, 86400)
 {
 	struct vd *v = &self->v;
 
-	v->report = fopen(VD_MISMATCH_FILE, "w");
-	if (v->report) {
-		fprintf(v->report, "# verdict-diff mismatches, seed %lu (rerun: "
-			"VERDICT_DIFF_SEED=%lu build/selftests/test_verdict_diff)\n",
-			run->seed, run->seed);
-		fflush(v->report);
-	}
+	v->report = vd_open_report(VD_MISMATCH_FILE, "w", "verdict-diff", run->seed, rerun);
 	TH_LOG("seed %lu, %lu cases wanted, %u packets per ruleset", run->seed, run->want_cases,
 	       run->per_ruleset);
 	random_rounds(_metadata, v, "", gen_random, run->want_cases, run->per_ruleset,
@@ -3980,13 +3572,11 @@ TEST_F_TIMEOUT(vd, random_ext_rulesets, 86400)
 	struct vd *v = &self->v;
 	unsigned int i;
 
-	v->report = fopen(VD_MISMATCH_FILE, "a");
-	if (v->report) {
-		fprintf(v->report, "# random_ext_rulesets mismatches, seed %lu (rerun: "
-			"VERDICT_DIFF_SEED=%lu build/selftests/test_verdict_diff; its rulesets: "
-			"--dump-ext N)\n", run->seed, run->seed);
-		fflush(v->report);
-	}
+	char rerun_ext[160];
+
+	snprintf(rerun_ext, sizeof(rerun_ext), "%s; its rulesets: --dump-ext N", rerun);
+	v->report = vd_open_report(VD_MISMATCH_FILE, "a", "random_ext_rulesets", run->seed,
+				   rerun_ext);
 	ASSERT_EQ(0, setup_ext(v)) TH_LOG("setup failed (groups, realms or packet sockets)");
 	v->ext = true;
 	v->rng.s = ext_seed();
@@ -4040,13 +3630,8 @@ TEST_F_TIMEOUT(vd_ct, random_stateful_rulesets, 86400)
 	unsigned long counts[NCOUNTED] = { 0 };
 	unsigned int rounds, k;
 
-	v->report = fopen(VD_MISMATCH_FILE, "a");
-	if (v->report) {
-		fprintf(v->report, "# random_stateful_rulesets mismatches, seed %lu (rerun: "
-			"VERDICT_DIFF_SEED=%lu build/selftests/test_verdict_diff)\n", run->seed,
-			run->seed);
-		fflush(v->report);
-	}
+	v->report = vd_open_report(VD_MISMATCH_FILE, "a", "random_stateful_rulesets", run->seed,
+				   rerun);
 	v->ct = true;
 	/* Its own point of the seed's stream, as random_ext_rulesets has. */
 	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 0xc7;
@@ -4130,13 +3715,6 @@ static void print_summary(void)
 		_exit(1);
 }
 
-static unsigned long env_ul(const char *name, unsigned long def)
-{
-	const char *s = getenv(name);
-
-	return s && *s ? strtoul(s, NULL, 0) : def;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -4153,13 +3731,13 @@ int main(int argc, char **argv)
 	int opt;
 
 	/* Shared: the harness runs each test in a child. */
-	run = mmap(NULL, sizeof(*run), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (run == MAP_FAILED)
+	run = vd_shared(sizeof(*run));
+	if (!run)
 		return 1;
-	run->seed = env_ul("VERDICT_DIFF_SEED", 1);
-	run->want_cases = env_ul("VERDICT_DIFF_CASES", VD_DEFAULT_CASES);
-	run->ext_want_cases = env_ul("VERDICT_DIFF_EXT_CASES", VD_EXT_DEFAULT_CASES);
-	run->ct_want_cases = env_ul("VERDICT_DIFF_CT_CASES", VD_CT_DEFAULT_CASES);
+	run->seed = vd_env_ul("VERDICT_DIFF_SEED", 1);
+	run->want_cases = vd_env_ul("VERDICT_DIFF_CASES", VD_DEFAULT_CASES);
+	run->ext_want_cases = vd_env_ul("VERDICT_DIFF_EXT_CASES", VD_EXT_DEFAULT_CASES);
+	run->ct_want_cases = vd_env_ul("VERDICT_DIFF_CT_CASES", VD_CT_DEFAULT_CASES);
 	run->per_ruleset = 20;
 	/* Rules with extension matches are reached less often: more packets each. */
 	run->ext_per_ruleset = 40;
@@ -4204,16 +3782,13 @@ int main(int argc, char **argv)
 	}
 	if (dump)
 		return dump_ext(dump);
-	/* A closed pipe on stdout (| head) must not skip the teardown. */
-	signal(SIGPIPE, SIG_IGN);
-	setvbuf(stdout, NULL, _IOLBF, 0);
+	run->main_pid = getpid();
+	if (vd_start(print_summary))
+		return 1;
 	printf("# verdict-diff: seed %lu, %lu cases, %lu ext cases, %lu ct cases "
 	       "(VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES, "
 	       "VERDICT_DIFF_CT_CASES)\n", run->seed, run->want_cases, run->ext_want_cases,
 	       run->ct_want_cases);
-	run->main_pid = getpid();
-	if (atexit(print_summary))
-		return 1;
 	/* It exits: print_summary() has the last word. */
 	return test_harness_run(1, argv);
 }

@@ -1,0 +1,1069 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Differential verdict test for IPv6: bpfilter's BPF programs against the
+ * kernel's own ip6_tables, on real packets (test_verdict_diff.c is the IPv4
+ * one; what both use is in lib/vdiff.c).
+ *
+ * A seeded generator makes random ip6tables filter rulesets (addresses with
+ * prefix lengths, -i/-o with '+', -p tcp/udp/ipv6-icmp/ipv6-nonxt/esp/all
+ * and numbers, extension header numbers too (never matched), every
+ * inversion, tcp/udp ports and ranges, --tcp-flags, --syn, icmpv6 types and
+ * codes, multiport, mark, comment, user chains reached by jumps and gotos,
+ * RETURN, ACCEPT/DROP policies) and random IPv6 packets: TCP, UDP, ICMPv6,
+ * ESP, next header NONE, an unknown protocol, behind chains of up to 8
+ * extension headers (hop-by-hop first, destination options, routing with
+ * no segments left, AH, fragment), first and non-first fragments (also a
+ * non-first fragment followed by an extension header, which ip6_tables
+ * hotdrops when a -p rule is reached), extension and transport headers cut
+ * short.
+ *
+ * Two identical sides, K and H, each a target namespace T and a sender
+ * namespace S joined by two veth pairs (T:vd0-S:vd0p, T:vd1-S:vd1p):
+ *  - K's T gets the ruleset with stock ip6tables-legacy-restore (real
+ *    ip6_tables); H's T with the same command through the LD_PRELOAD shim
+ *    and bpfilter-hostd (the helper, bpf backend, attaching in H's T).
+ *  - OUTPUT: T sends the packet from an IPPROTO_RAW socket; sendto() fails
+ *    with EPERM exactly when LOCAL_OUT dropped it.
+ *  - INPUT/FORWARD: S sends it over vd0p or vd1p; T delivers it locally
+ *    (seen by raw sockets in T for each next header, which sit after
+ *    LOCAL_IN; the packet is known by its flow label, unique in the run),
+ *    forwards it (seen by a packet socket in S) or drops it.
+ * Outcomes must be equal, and after each ruleset ip6tables-legacy-save -c
+ * of both T must print the same rules and counters.
+ *
+ * T must never send anything of its own (it would cross OUTPUT behind our
+ * back, and ICMPv6 errors are rate limited, so not alike on both sides):
+ * no link-local addresses (no redirects, no router solicitations), MLD
+ * reports over before the first ruleset, transport checksums spoiled (no
+ * RST, no echo reply, no port unreachable), a raw socket for every next
+ * header T gets (no parameter problem), no hop-by-hop header but the first
+ * one, routing headers with no segments left, fragments that T would
+ * reassemble only as last fragments or atomic ones, never cut short in
+ * their fragment header (an ICMPv6 error each otherwise), and reassembly
+ * off (ip6frag_high_thresh 0: no time exceeded).
+ *
+ * Usage: test_verdict_diff6 [-s seed] [-n cases] [-p packets-per-ruleset] [-v];
+ *        env VERDICT_DIFF_SEED, VERDICT_DIFF6_CASES.
+ * Mismatches are printed and written to build/logs/verdict-mismatches6.txt
+ * as the ip6tables commands and the packet bytes that reproduce them. The
+ * last line is "verdict-diff6: N cases, M mismatches"; the exit status is
+ * 0 only if M is 0 and N >= 1000.
+ */
+#define _GNU_SOURCE
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+
+#include "vdiff.h"
+
+#ifndef IPV6_FLOWINFO
+#define IPV6_FLOWINFO		11	/* linux/in6.h: a packet's flow label in a cmsg */
+#endif
+
+#define V6_MIN_CASES		1000
+#define V6_DEFAULT_CASES	4000
+#define V6_PER_RULESET		40
+#define V6_MISMATCH_FILE	BPFILTER_SRCTREE "/build/logs/verdict-mismatches6.txt"
+#define V6_MAX_SHOWN		20	/* rulesets with mismatches printed in full */
+#define V6_MAX_EXT		8	/* extension headers a packet has at most */
+#define V6_SEEN			32
+
+struct v6_run {
+	unsigned long seed, want_cases, cases, mismatches;
+	unsigned int per_ruleset;
+	bool verbose;
+	pid_t main_pid;
+};
+
+static struct v6_run *run;
+
+/* Next headers T has raw sockets for: every one T's packets can reach it with. */
+static const uint8_t observed6[] = { 6, 17, 58, 59, 50, 51, 43, 44, 60, 200 };
+#define NOBS6 (sizeof(observed6) / sizeof(observed6[0]))
+
+/* T's own addresses; S's own (fd00:5::5) is never a packet's. */
+static const char *const t_addrs6[] = {
+	"fd00:99::fe", "fd00:200::fe", "fd00:1::1", "fd00:200:1::1",
+};
+#define NT6 (sizeof(t_addrs6) / sizeof(t_addrs6[0]))
+
+/* Others: on T's links (vd0 fd00:99::/64, vd1 fd00:200::/64) or routed out vd1. */
+static const char *const o_addrs6[] = {
+	"fd00:99::2", "fd00:99::3:4", "fd00:200::2", "fd00:200:1::77", "fd00:172::5",
+	"2001:db8::1", "2001:db8:1::77", "fd00:99:0:1::9",
+};
+#define NO6 (sizeof(o_addrs6) / sizeof(o_addrs6[0]))
+
+static const char *const ifaces6[] = { "vd0", "vd1", "vd+", "v+", "lo", "eth0", "vd10", "vd" };
+#define NIFACES6 (sizeof(ifaces6) / sizeof(ifaces6[0]))
+
+struct v6_addr {
+	struct in6_addr a;
+	unsigned int plen;
+};
+
+/* What a rule wants of a packet, for packets aimed at it. */
+struct v6_aim {
+	struct v6_addr s, d;	/* plen 0: any */
+	int proto;		/* -1: any */
+	int dport;		/* -1: any */
+	int chain;		/* 0-2 built-in, 3 user */
+};
+
+#define V6_MAX_AIMS	64
+
+struct pkt6 {
+	unsigned char d[512];
+	unsigned int len;
+	enum path path;
+	char what[160];		/* its headers, for reports */
+};
+
+struct vd6 {
+	struct rng rng;
+	struct vd_side side[2];
+	struct vd_hostd hd;
+	char tmp[64];			/* ruleset file */
+	struct buf rules;		/* ip6tables-restore input of the current ruleset */
+	struct in6_addr t_local[NT6], other[NO6];
+	struct v6_addr seen[V6_SEEN];	/* addresses the ruleset's rules name */
+	unsigned int nseen;
+	struct v6_aim aims[V6_MAX_AIMS], cur;	/* the ruleset's rules, the rule being made */
+	unsigned int naims;
+	uint16_t ports[V6_SEEN];	/* ports they name */
+	unsigned int nports;
+	uint32_t label;			/* the last packet's flow label */
+	unsigned int npackets;
+	unsigned long outcomes[VD_NOUTCOMES];	/* ip6_tables side */
+	unsigned long hit_rules;	/* rules ip6_tables counted, all rulesets */
+	unsigned long hotdrop_kind;	/* packets of the kinds ip6_tables may hotdrop */
+	unsigned long shown;
+	FILE *report;
+};
+
+static const char *neg(struct vd6 *v, unsigned int one_in)
+{
+	return rnd(&v->rng, one_in) ? "" : "! ";
+}
+
+static void put_addr(struct buf *b, const struct in6_addr *a)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, a, s, sizeof(s));
+	bprintf(b, "%s", s);
+}
+
+/* Rules. */
+
+static void gen_addr_opt(struct vd6 *v, const char *opt, struct v6_addr *aim)
+{
+	static const unsigned int plens[] = { 128, 128, 64, 64, 48, 32, 16, 8, 0, 96, 112, 127 };
+	struct v6_addr x;
+	unsigned int k = rnd(&v->rng, NT6 + NO6);
+
+	x.a = k < NT6 ? v->t_local[k] : v->other[k - NT6];
+	x.plen = rnd(&v->rng, 4) ? plens[rnd(&v->rng, sizeof(plens) / sizeof(plens[0]))] :
+				   rnd(&v->rng, 129);
+	if (v->nseen < V6_SEEN)
+		v->seen[v->nseen++] = x;
+	*aim = x;
+	bprintf(&v->rules, " %s%s ", neg(v, 4), opt);
+	put_addr(&v->rules, &x.a);
+	bprintf(&v->rules, "/%u", x.plen);
+}
+
+static uint16_t pick_port6(struct vd6 *v)
+{
+	static const uint16_t common[] = { 22, 53, 80, 443, 1024, 8080, 65535, 0, 1 };
+	uint16_t p;
+
+	p = rnd(&v->rng, 2) ? common[rnd(&v->rng, 9)] : (uint16_t)rnd(&v->rng, 2000);
+	if (v->nports < V6_SEEN)
+		v->ports[v->nports++] = p;
+	return p;
+}
+
+static void gen_port6(struct vd6 *v, const char *opt)
+{
+	uint16_t a = pick_port6(v), b;
+
+	if (!strcmp(opt, "dport"))
+		v->cur.dport = a;
+	if (rnd(&v->rng, 3)) {
+		bprintf(&v->rules, " %s--%s %u", neg(v, 4), opt, a);
+		return;
+	}
+	b = pick_port6(v);
+	bprintf(&v->rules, " %s--%s %u:%u", neg(v, 4), opt, a < b ? a : b, a < b ? b : a);
+}
+
+static void gen_tcp_flags(struct vd6 *v)
+{
+	static const char *const f[] = { "FIN", "SYN", "RST", "PSH", "ACK", "URG" };
+	unsigned int mask = rnd(&v->rng, 64) ?: 0x3f, comp = rnd(&v->rng, 64) & mask, i;
+	char m[40] = "", c[40] = "";
+
+	for (i = 0; i < 6; i++) {
+		if (mask & 1u << i)
+			snprintf(m + strlen(m), sizeof(m) - strlen(m), "%s%s", m[0] ? "," : "", f[i]);
+		if (comp & 1u << i)
+			snprintf(c + strlen(c), sizeof(c) - strlen(c), "%s%s", c[0] ? "," : "", f[i]);
+	}
+	bprintf(&v->rules, " %s--tcp-flags %s %s", neg(v, 4), m, c[0] ? c : "NONE");
+}
+
+static void gen_multiport6(struct vd6 *v)
+{
+	static const char *const opts[] = { "dports", "sports", "ports" };
+	unsigned int n = 1 + rnd(&v->rng, 5), i;
+	uint16_t a, b;
+
+	bprintf(&v->rules, " -m multiport %s--%s ", neg(v, 4), opts[rnd(&v->rng, 3)]);
+	for (i = 0; i < n; i++) {
+		a = pick_port6(v);
+		if (rnd(&v->rng, 3)) {
+			bprintf(&v->rules, "%s%u", i ? "," : "", a);
+			continue;
+		}
+		/* libxt_multiport takes no range of one port. */
+		b = pick_port6(v);
+		if (a == b)
+			bprintf(&v->rules, "%s%u", i ? "," : "", a);
+		else
+			bprintf(&v->rules, "%s%u:%u", i ? "," : "", a < b ? a : b, a < b ? b : a);
+	}
+}
+
+static void gen_icmp6_type(struct vd6 *v)
+{
+	static const char *const named[] = {
+		"echo-request", "echo-reply", "destination-unreachable", "no-route",
+		"packet-too-big", "time-exceeded", "parameter-problem", "neighbour-solicitation",
+		"router-advertisement", "port-unreachable", "ttl-zero-during-transit",
+	};
+	static const uint8_t types[] = { 1, 2, 3, 4, 128, 129, 133, 135, 200, 255, 0 };
+	uint8_t t = types[rnd(&v->rng, sizeof(types))];
+
+	bprintf(&v->rules, " -m icmp6 %s--icmpv6-type ", neg(v, 4));
+	switch (rnd(&v->rng, 3)) {
+	case 0:
+		bprintf(&v->rules, "%s", named[rnd(&v->rng, sizeof(named) / sizeof(named[0]))]);
+		break;
+	case 1:
+		bprintf(&v->rules, "%u", t);
+		break;
+	default:
+		bprintf(&v->rules, "%u/%u", t, rnd(&v->rng, 4) ? rnd(&v->rng, 5) : 255);
+	}
+}
+
+/* -p and what goes with it. */
+static void gen_proto6(struct vd6 *v)
+{
+	static const char *const protos[] = {
+		"tcp", "udp", "ipv6-icmp", "icmpv6", "ipv6-nonxt", "esp", "all", "6", "17", "58",
+		"59", "50", "200", "0", "60", "44",
+	};
+	const char *p = protos[rnd(&v->rng, sizeof(protos) / sizeof(protos[0]))];
+	/* ip6tables refuses "! -p all": it would never match. */
+	bool inv = !rnd(&v->rng, 5) && strcmp(p, "all") && strcmp(p, "0"), tcp = !strcmp(p, "tcp") || !strcmp(p, "6"),
+	     udp = !strcmp(p, "udp") || !strcmp(p, "17");
+
+	bprintf(&v->rules, " %s-p %s", inv ? "! " : "", p);
+	if (inv)
+		return;
+	/* Packets aimed at it carry it, if it can be their last header. */
+	v->cur.proto = tcp ? 6 : udp ? 17 : !strcmp(p, "esp") || !strcmp(p, "50") ? 50 :
+		       !strcmp(p, "ipv6-nonxt") || !strcmp(p, "59") ? 59 :
+		       !strcmp(p, "200") ? 200 : strstr(p, "icmp") || !strcmp(p, "58") ? 58 : -1;
+	if ((tcp || udp) && !rnd(&v->rng, 4)) {
+		gen_multiport6(v);
+		return;
+	}
+	if (tcp || udp) {
+		bprintf(&v->rules, " -m %s", tcp ? "tcp" : "udp");
+		if (rnd(&v->rng, 2))
+			gen_port6(v, "sport");
+		if (rnd(&v->rng, 3))
+			gen_port6(v, "dport");
+		if (tcp && !rnd(&v->rng, 3))
+			gen_tcp_flags(v);
+		else if (tcp && !rnd(&v->rng, 3))
+			bprintf(&v->rules, " %s--syn", neg(v, 3));
+	} else if ((!strcmp(p, "ipv6-icmp") || !strcmp(p, "icmpv6") || !strcmp(p, "58")) &&
+		   rnd(&v->rng, 4)) {
+		gen_icmp6_type(v);
+	}
+}
+
+/* @chain: 0-2 built-in (INPUT, FORWARD, OUTPUT), 3 a user chain; jumps to c@first..c@nuser-1. */
+static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int first,
+		      unsigned int nuser)
+{
+	unsigned int k;
+
+	v->cur = (struct v6_aim){ .proto = -1, .dport = -1, .chain = chain };
+	bprintf(&v->rules, "-A %s", name);
+	if (rnd(&v->rng, 2))
+		gen_addr_opt(v, "-s", &v->cur.s);
+	if (rnd(&v->rng, 2))
+		gen_addr_opt(v, "-d", &v->cur.d);
+	/* ip6tables refuses -i in OUTPUT and -o in INPUT. */
+	if (chain != 2 && !rnd(&v->rng, 3))
+		bprintf(&v->rules, " %s-i %s", neg(v, 4), ifaces6[rnd(&v->rng, NIFACES6)]);
+	if (chain != 0 && !rnd(&v->rng, 3))
+		bprintf(&v->rules, " %s-o %s", neg(v, 4), ifaces6[rnd(&v->rng, NIFACES6)]);
+	if (rnd(&v->rng, 3))
+		gen_proto6(v);
+	if (!rnd(&v->rng, 12))
+		bprintf(&v->rules, " -m mark %s--mark 0x%x/0x%x", neg(v, 3), rnd(&v->rng, 2),
+			rnd(&v->rng, 2) ? 1 : 0xffffffff);
+	if (!rnd(&v->rng, 12))
+		bprintf(&v->rules, " -m comment --comment \"c%u\"", rnd(&v->rng, 100));
+	k = rnd(&v->rng, 10);
+	if (k < 3)
+		bprintf(&v->rules, " -j ACCEPT");
+	else if (k < 6)
+		bprintf(&v->rules, " -j DROP");
+	else if (k < 7)
+		bprintf(&v->rules, " -j RETURN");
+	else if (k < 9 && first < nuser)
+		bprintf(&v->rules, " -%c c%u", rnd(&v->rng, 3) ? 'j' : 'g',
+			first + rnd(&v->rng, nuser - first));
+	bprintf(&v->rules, "\n");
+	if (v->naims < V6_MAX_AIMS)
+		v->aims[v->naims++] = v->cur;
+}
+
+static void gen_ruleset6(struct vd6 *v)
+{
+	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
+	unsigned int nuser = rnd(&v->rng, 4), c, i, n;
+
+	v->rules.len = 0;
+	v->nseen = v->nports = v->naims = 0;
+	bprintf(&v->rules, "*filter\n");
+	for (c = 0; c < 3; c++)
+		bprintf(&v->rules, ":%s %s [0:0]\n", builtin[c], rnd(&v->rng, 3) ? "ACCEPT" : "DROP");
+	for (c = 0; c < nuser; c++)
+		bprintf(&v->rules, ":c%u - [0:0]\n", c);
+	for (c = 0; c < 3; c++) {
+		n = rnd(&v->rng, 7);
+		for (i = 0; i < n; i++)
+			gen_rule6(v, c, builtin[c], 0, nuser);
+	}
+	for (c = 0; c < nuser; c++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "c%u", c);
+		n = rnd(&v->rng, 5);
+		/* A user chain jumps only to those after it: no loops. */
+		for (i = 0; i < n; i++)
+			gen_rule6(v, 3, name, c + 1, nuser);
+	}
+	bprintf(&v->rules, "COMMIT\n");
+}
+
+/* Packets. */
+
+static bool is_local(struct vd6 *v, const unsigned char *a)
+{
+	unsigned int i;
+
+	for (i = 0; i < NT6; i++)
+		if (!memcmp(&v->t_local[i], a, 16))
+			return true;
+	return false;
+}
+
+/* An address: T's, another, one a rule names (inside or just outside its prefix), or near one. */
+static void pick_addr(struct vd6 *v, unsigned char *out, bool local_bias)
+{
+	unsigned int k = rnd(&v->rng, 10), bit;
+	struct v6_addr *s;
+
+	if (local_bias && k < 4) {
+		memcpy(out, &v->t_local[rnd(&v->rng, NT6)], 16);
+		return;
+	}
+	if (k < 6 || !v->nseen) {
+		memcpy(out, rnd(&v->rng, 3) ? (void *)&v->other[rnd(&v->rng, NO6)] :
+		       (void *)&v->t_local[rnd(&v->rng, NT6)], 16);
+		if (!rnd(&v->rng, 4)) {
+			bit = 16 + rnd(&v->rng, 112);
+			out[bit / 8] ^= 0x80 >> (bit % 8);
+		}
+		return;
+	}
+	s = &v->seen[rnd(&v->rng, v->nseen)];
+	memcpy(out, &s->a, 16);
+	/* Just past the prefix, or somewhere in the host part. */
+	if (s->plen >= 16 && s->plen < 128 && rnd(&v->rng, 2)) {
+		bit = s->plen + (rnd(&v->rng, 2) ? 0 : rnd(&v->rng, 128 - s->plen));
+		out[bit / 8] ^= 0x80 >> (bit % 8);
+	} else if (s->plen > 16 && !rnd(&v->rng, 3)) {
+		bit = 16 + rnd(&v->rng, s->plen - 16);	/* outside it */
+		out[bit / 8] ^= 0x80 >> (bit % 8);
+	}
+}
+
+/* An address in @x's prefix (any if its length is 0): @x with host bits flipped. */
+static void aim_addr(struct vd6 *v, unsigned char *out, const struct v6_addr *x, bool local_bias)
+{
+	unsigned int from = x->plen > 16 ? x->plen : 16, bit, n;
+
+	if (!x->plen) {
+		pick_addr(v, out, local_bias);
+		return;
+	}
+	memcpy(out, &x->a, 16);
+	for (n = rnd(&v->rng, 3); n && from < 128; n--) {
+		bit = from + rnd(&v->rng, 128 - from);
+		out[bit / 8] ^= 0x80 >> (bit % 8);
+	}
+}
+
+static uint16_t pkt_port6(struct vd6 *v)
+{
+	if (v->nports && rnd(&v->rng, 4))
+		return v->ports[rnd(&v->rng, v->nports)] + (int)rnd(&v->rng, 3) - 1;
+	return rnd(&v->rng, 65536);
+}
+
+static void what(struct pkt6 *p, const char *fmt, ...)
+{
+	size_t n = strlen(p->what);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(p->what + n, sizeof(p->what) - n, fmt, ap);
+	va_end(ap);
+}
+
+/* An options header (hop-by-hop, destination options) of 8 or 16 bytes: PadN only. */
+static unsigned int opts_hdr(struct vd6 *v, unsigned char *h)
+{
+	unsigned int len = rnd(&v->rng, 4) ? 8 : 16;
+
+	h[1] = len / 8 - 1;
+	h[2] = 1;		/* PadN */
+	h[3] = len - 4;
+	memset(h + 4, 0, len - 4);
+	return len;
+}
+
+/*
+ * A transport header for @nh at @t (its destination port @dport unless -1);
+ * its length. The checksum is spoiled later, once the packet is complete.
+ */
+static unsigned int l4_hdr(struct vd6 *v, uint8_t nh, unsigned char *t, int dport)
+{
+	static const uint8_t icmp_types[][2] = {
+		{ 128, 0 }, { 129, 0 }, { 1, 0 }, { 1, 4 }, { 2, 0 }, { 3, 0 }, { 3, 1 },
+		{ 4, 1 }, { 133, 0 }, { 135, 0 }, { 200, 7 }, { 255, 255 },
+	};
+	static const uint8_t flags[] = { 0x02, 0x12, 0x10, 0x11, 0x04, 0x18, 0x03, 0x3f, 0x00, 0x29 };
+	unsigned int k;
+
+	switch (nh) {
+	case 6:
+		memset(t, 0, 20);
+		put16(t, pkt_port6(v));
+		put16(t + 2, dport >= 0 ? dport : pkt_port6(v));
+		put32(t + 4, rnd(&v->rng, 0xffffffff));
+		t[12] = 5 << 4;
+		t[13] = rnd(&v->rng, 3) ? flags[rnd(&v->rng, sizeof(flags))] : rnd(&v->rng, 256);
+		put16(t + 14, 1024);
+		return 20;
+	case 17:
+		put16(t, pkt_port6(v));
+		put16(t + 2, dport >= 0 ? dport : pkt_port6(v));
+		put16(t + 6, 0);
+		return 8;
+	case 58:
+		k = rnd(&v->rng, sizeof(icmp_types) / 2);
+		t[0] = rnd(&v->rng, 5) ? icmp_types[k][0] : rnd(&v->rng, 256);
+		t[1] = rnd(&v->rng, 5) ? icmp_types[k][1] : rnd(&v->rng, 256);
+		memset(t + 2, 0, 6);
+		put16(t + 4, rnd(&v->rng, 65536));
+		return 8;
+	case 59:
+		return 0;
+	default:	/* esp: an SPI and a sequence number; 200: 8 bytes */
+		put32(t, rnd(&v->rng, 0xffffffff));
+		put32(t + 4, rnd(&v->rng, 0xffffffff));
+		return 8;
+	}
+}
+
+/* Spoil the checksum of the complete transport header at @off of @p (TCP, UDP, ICMPv6). */
+static void spoil_l4(struct pkt6 *p, uint8_t nh, unsigned int off)
+{
+	unsigned int l4len = p->len - off, at = nh == 6 ? 16 : nh == 17 ? 6 : 2;
+	unsigned char *t = p->d + off, ph[8];
+	uint16_t good, bad;
+	uint32_t sum;
+
+	t[at] = t[at + 1] = 0;
+	put32(ph, l4len);
+	put32(ph + 4, nh);
+	sum = vd_csum_add(0, p->d + 8, 32);
+	sum = vd_csum_add(sum, ph, 8);
+	good = vd_csum_fold(vd_csum_add(sum, t, l4len));
+	/* Never the right one nor its other form (0 <-> 0xffff); 0 is "none" for UDP. */
+	bad = good ^ 0x5555;
+	if (!bad)
+		bad = good ^ 0x0f0f;
+	put16(t + at, bad);
+}
+
+static void gen_packet6(struct vd6 *v, struct pkt6 *p)
+{
+	static const uint8_t finals[] = { 6, 6, 6, 17, 17, 17, 58, 58, 59, 50, 200 };
+	static const uint8_t exts[] = { 60, 60, 43, 51, 44, 44 };
+	unsigned char *d = p->d, *nhp;
+	unsigned int next, k, n, cut_from, l4_at, nfh = 0, fh_at[V6_MAX_EXT];
+	const struct v6_aim *aim = NULL;
+	bool local, first_frag = true;
+	uint8_t nh;
+
+	memset(p, 0, sizeof(*p));
+	p->path = rnd(&v->rng, 3);
+	/* Half of them aimed at a rule: its addresses, protocol, port, chain's path. */
+	if (v->naims && rnd(&v->rng, 2)) {
+		aim = &v->aims[rnd(&v->rng, v->naims)];
+		if (aim->chain == 2)
+			p->path = PATH_OUTPUT;
+		else if (aim->chain < 2)
+			p->path = PATH_VD0 + rnd(&v->rng, 2);
+		aim_addr(v, d + 24, &aim->d, aim->chain == 0);
+		aim_addr(v, d + 8, &aim->s, aim->chain == 2);
+	} else {
+		pick_addr(v, d + 24, p->path != PATH_OUTPUT);
+		pick_addr(v, d + 8, p->path == PATH_OUTPUT);
+	}
+	local = is_local(v, d + 24);
+	if (++v->label > 0xfffff)
+		v->label = 1;
+	put32(d, 6u << 28 | v->label);
+	d[7] = 64;
+	next = 40;
+	nhp = d + 6;
+	k = rnd(&v->rng, 20);
+	n = k < 9 ? 0 : k < 14 ? 1 : k < 17 ? 2 : k < 19 ? 3 + rnd(&v->rng, 2) :
+	    5 + rnd(&v->rng, V6_MAX_EXT - 4);
+	cut_from = 40;
+	for (k = 0; k < n; k++) {
+		unsigned char *h = d + next;
+
+		/* Hop-by-hop only first: T answers a later one with an ICMPv6 error. */
+		nh = !k && !rnd(&v->rng, 3) ? 0 : exts[rnd(&v->rng, sizeof(exts))];
+		*nhp = nh;
+		nhp = h;
+		switch (nh) {
+		case 0:
+		case 60:
+			next += opts_hdr(v, h);
+			what(p, "%s ", nh ? "dstopts" : "hbh");
+			if (!nh)
+				cut_from = next;	/* a short one goes before any hook */
+			break;
+		case 43:
+			h[1] = rnd(&v->rng, 4) ? 0 : 2;
+			h[2] = rnd(&v->rng, 2) ? 0 : 2;	/* type 0 or 2, no segments left */
+			h[3] = 0;
+			memset(h + 4, 0, (h[1] + 1) * 8 - 4);
+			next += (h[1] + 1) * 8;
+			what(p, "rthdr ");
+			break;
+		case 51:
+			h[1] = 1 + rnd(&v->rng, 3);	/* (len + 2) * 4 bytes */
+			h[2] = h[3] = 0;
+			put32(h + 4, 0x100 + rnd(&v->rng, 0x100));
+			memset(h + 8, 0, (h[1] + 2) * 4 - 8);
+			next += (h[1] + 2) * 4;
+			what(p, "ah ");
+			break;
+		default: {	/* 44 */
+			/* T would reassemble a local one: only last fragments or atomic ones. */
+			uint16_t off = rnd(&v->rng, 2) ? 0 : 1 + rnd(&v->rng, 300);
+			bool more = !local && rnd(&v->rng, 2);
+
+			h[1] = 0;
+			put16(h + 2, off << 3 | more);
+			put32(h + 4, rnd(&v->rng, 0xffffffff));
+			fh_at[nfh++] = next;
+			next += 8;
+			if (off)
+				first_frag = false;
+			what(p, "frag(off %u%s) ", off * 8, more ? " M" : "");
+		}
+		}
+	}
+	/* After a non-first fragment, now and then an extension header (ip6_tables hotdrops it). */
+	nh = !first_frag && !rnd(&v->rng, 3) ? exts[rnd(&v->rng, 4)] :
+	     aim && aim->proto >= 0 && rnd(&v->rng, 4) ? aim->proto :
+	     finals[rnd(&v->rng, sizeof(finals))];
+	*nhp = nh;
+	l4_at = next;
+	if (nh == 60 || nh == 43 || nh == 51) {
+		memset(d + next, 0, 8);
+		d[next] = 6;
+		next += 8;
+		what(p, "%u after the fragment ", nh);
+		v->hotdrop_kind++;
+	} else {
+		next += l4_hdr(v, nh, d + next, aim && rnd(&v->rng, 4) ? aim->dport : -1);
+		what(p, "%u", nh);
+	}
+	n = rnd(&v->rng, 3) ? 0 : rnd(&v->rng, 17);
+	for (k = 0; k < n; k++)
+		d[next + k] = rnd(&v->rng, 256);
+	p->len = next + n;
+	if (first_frag && (nh == 6 || nh == 17 || nh == 58))
+		spoil_l4(p, nh, l4_at);
+	/* Cut short: in an extension header or in the transport header. */
+	if (!rnd(&v->rng, 5) && next > cut_from) {
+		k = cut_from + rnd(&v->rng, next - cut_from);
+		/* T answers a fragment header cut short with an ICMPv6 error. */
+		for (n = 0; n < nfh; n++)
+			if (local && k >= fh_at[n] && k < fh_at[n] + 8)
+				k = next;
+		if (k < next) {
+			p->len = k;
+			what(p, " cut at %u", k);
+			v->hotdrop_kind++;
+		}
+	}
+	put16(d + 4, p->len - 40);
+}
+
+/* Observing. */
+
+static bool same_label(const struct pkt6 *p, uint32_t flowinfo_be)
+{
+	return (ntohl(flowinfo_be) & 0xfffff) == ((p->d[1] & 0xf) << 16 | p->d[2] << 8 | p->d[3]);
+}
+
+/* Look at (and consume) what side @sd's observers hold: an outcome or OUT_DROPPED. */
+static enum outcome observe6(struct vd_side *sd, const void *pkt)
+{
+	const struct pkt6 *p = pkt;
+	enum outcome found = OUT_DROPPED;
+	unsigned char d[2048], cbuf[256];
+	unsigned int k, n;
+	ssize_t len;
+
+	for (k = 0; k < NOBS6; k++)
+		for (n = 0; n < 1000; n++) {
+			struct sockaddr_in6 from;
+			struct iovec iov = { d, sizeof(d) };
+			struct msghdr m = {
+				.msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov,
+				.msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+			};
+			struct cmsghdr *cm;
+
+			if (recvmsg(sd->obs_local[k], &m, 0) < 0)
+				break;
+			if (!p || memcmp(&from.sin6_addr, p->d + 8, 16))
+				continue;
+			for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+				uint32_t fi;
+
+				if (cm->cmsg_level != IPPROTO_IPV6 || cm->cmsg_type != IPV6_FLOWINFO)
+					continue;
+				memcpy(&fi, CMSG_DATA(cm), 4);
+				if (same_label(p, fi))
+					found = OUT_LOCAL;
+			}
+		}
+	for (n = 0; n < 1000; n++) {
+		struct sockaddr_ll ll;
+		socklen_t sl = sizeof(ll);
+		uint32_t fi;
+
+		len = recvfrom(sd->obs_fwd, d, sizeof(d), 0, (struct sockaddr *)&ll, &sl);
+		if (len < 0)
+			break;
+		if (!p || ll.sll_pkttype == PACKET_OUTGOING || len < 40 ||
+		    memcmp(d + 8, p->d + 8, 32))
+			continue;
+		memcpy(&fi, d, 4);
+		if (same_label(p, fi))
+			found = OUT_FORWARDED;
+	}
+	return found;
+}
+
+static ssize_t send6(struct vd_side *sd, const void *pkt, void *ctx)
+{
+	struct sockaddr_in6 dst = { .sin6_family = AF_INET6 };
+	const struct pkt6 *p = pkt;
+	int sk = p->path == PATH_OUTPUT ? sd->out_sk : sd->in_sk[p->path - PATH_VD0];
+
+	memcpy(&dst.sin6_addr, p->d + 24, 16);
+	return sendto(sk, p->d, p->len, 0, (struct sockaddr *)&dst, sizeof(dst));
+}
+
+static void send_both6(struct vd6 *v, const struct pkt6 *p, enum outcome o[2])
+{
+	vd_send_both(v->side, p->path, send6, observe6, p, v, o);
+}
+
+/* Reports. */
+
+static void print_packet6(struct vd6 *v, const struct pkt6 *p)
+{
+	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN], hex[1400];
+
+	inet_ntop(AF_INET6, p->d + 8, s, sizeof(s));
+	inet_ntop(AF_INET6, p->d + 24, d, sizeof(d));
+	vd_hex(hex, sizeof(hex), p->d, p->len);
+	vd_report(v->report, "#   packet %s: %s -> %s, %s, len %u:%s\n", vd_path_name[p->path], s, d,
+		p->what, p->len, hex);
+}
+
+static void mismatch_header6(void *ctx, unsigned int round)
+{
+	struct vd6 *v = ctx;
+	char keep[64];
+
+	snprintf(keep, sizeof(keep), "/tmp/verdict-diff6-ruleset-%lu.rules", v->shown);
+	vd_report(v->report, "# MISMATCH (seed %lu, ruleset %u); ruleset:\n", run->seed, round);
+	vd_print_ruleset(v->report, &v->rules, "ip6tables-legacy", 64 * 1024, keep);
+}
+
+/* One ruleset and v->npackets packets through both sides; the number of mismatches. */
+static unsigned int round6(struct vd6 *v, unsigned int round)
+{
+	struct vd_round r = {
+		.report = v->report, .round = round, .quiet = v->shown >= V6_MAX_SHOWN,
+		.header = mismatch_header6, .ctx = v, .tables = "ip6_tables", .side = v->side,
+		.hd = &v->hd,
+	};
+	struct buf save[2] = { { 0 }, { 0 } };
+	unsigned int i;
+	bool show;
+
+	gen_ruleset6(v);
+	if (!vd_round_restore(&r, "ip6tables-legacy-restore", v->tmp, &v->rules))
+		goto out;
+	for (i = 0; i < v->npackets; i++) {
+		enum outcome o[2];
+		struct pkt6 p;
+
+		gen_packet6(v, &p);
+		send_both6(v, &p, o);
+		if (!vd_round_case(&r, i, o, v->outcomes, &show))
+			continue;
+		run->cases++;
+		if (show)
+			print_packet6(v, &p);
+	}
+	vd_round_saves(&r, "ip6tables-legacy-save -c -t filter", save, &v->rules, 64 * 1024,
+		       v->npackets);
+	v->hit_rules += vd_count_hit_with(&save[0], "");
+out:
+	return vd_round_end(&r, save, run->verbose, &v->shown);
+}
+
+/* Setup. */
+
+static int setup_side6(struct vd6 *v, int i)
+{
+	static const char *const quiet =
+		"net.ipv6.conf.default.addr_gen_mode=1 net.ipv6.conf.all.addr_gen_mode=1 "
+		"net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.all.accept_dad=0 "
+		"net.ipv6.conf.default.router_solicitations=0 net.ipv6.conf.default.accept_ra=0 "
+		"net.ipv6.conf.all.accept_ra=0";
+	struct vd_side *sd = &v->side[i];
+	const char *t = sd->t, *s = sd->s;
+	unsigned int k;
+	int on = 1, err;
+
+	err = vd_side_netns(sd, "v6", i);
+	if (err)
+		return err;
+	/*
+	 * Before any device: no link-local addresses (so no redirects and no
+	 * router solicitations), no DAD; T forwards and reassembles nothing.
+	 */
+	if (vd_sh("ip netns exec %s sysctl -qw %s && ip netns exec %s sysctl -qw %s "
+		  "net.ipv6.conf.all.forwarding=1 net.ipv6.conf.default.forwarding=1 "
+		  "net.ipv6.ip6frag_low_thresh=0 net.ipv6.ip6frag_high_thresh=0",
+		  s, quiet, t, quiet) || vd_side_links(sd) ||
+	    vd_sh("ip -n %s addr add fd00:99::fe/64 dev vd0 nodad && "
+		  "ip -n %s addr add fd00:200::fe/64 dev vd1 nodad && "
+		  "ip -n %s addr add fd00:1::1/128 dev lo && "
+		  "ip -n %s addr add fd00:200:1::1/128 dev lo && "
+		  "ip -n %s -6 route add default dev vd1", t, t, t, t, t) ||
+	    vd_sh("ip -n %s addr add fd00:5::5/128 dev lo && "
+		  "ip -n %s -6 route add default dev vd0p metric 1 && "
+		  "ip -n %s -6 route add default dev vd1p metric 2", s, s, s))
+		return -EIO;
+	err = vd_side_sockets(sd, AF_INET6, ETH_P_IPV6, observed6, NOBS6);
+	if (err)
+		return err;
+	/* The flow label of each packet, in a control message. */
+	for (k = 0; k < NOBS6; k++)
+		if (setsockopt(sd->obs_local[k], IPPROTO_IPV6, IPV6_FLOWINFO, &on, sizeof(on)))
+			return -errno;
+	return 0;
+}
+
+static void teardown6(struct vd6 *v)
+{
+	vd_close_all(&v->hd, v->side, v->tmp, v->report, &v->rules);
+	memset(v, 0, sizeof(*v));
+}
+
+static int setup6(struct vd6 *v)
+{
+	unsigned int i;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	vd_prepare(&v->hd, v->side);
+	for (i = 0; i < NT6; i++)
+		inet_pton(AF_INET6, t_addrs6[i], &v->t_local[i]);
+	for (i = 0; i < NO6; i++)
+		inet_pton(AF_INET6, o_addrs6[i], &v->other[i]);
+	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 0x6;
+	v->npackets = run->per_ruleset;
+	for (i = 0; i < 2; i++) {
+		err = setup_side6(v, i);
+		if (err)
+			goto fail;
+	}
+	snprintf(v->tmp, sizeof(v->tmp), "/tmp/vd6-%d.rules", getpid());
+	err = vd_hostd_start(&v->hd, "vd6-", "/tmp/verdict-diff6-helper.log", false);
+	if (err)
+		goto fail;
+	/* The MLD reports of T's new addresses and groups cross OUTPUT: let them pass first. */
+	usleep(2500 * 1000);
+	return 0;
+fail:
+	teardown6(v);
+	return err;
+}
+
+FIXTURE(vd6) {
+	struct vd6 v;
+};
+
+FIXTURE_SETUP(vd6)
+{
+	ASSERT_EQ(0, setup6(&self->v)) TH_LOG("setup failed (namespaces, sockets or hostd)");
+}
+
+FIXTURE_TEARDOWN(vd6)
+{
+	teardown6(&self->v);
+}
+
+/*
+ * The comparison must be able to fail: INPUT dropping on one side only shows
+ * as different outcomes, and the same the other way round.
+ */
+TEST_F(vd6, detects_a_difference)
+{
+	const char *ns[2] = { self->v.side[0].t, self->v.side[1].t };
+	static const char *const drop = "*filter\n:INPUT DROP [0:0]\nCOMMIT\n";
+	static const char *const accept = "*filter\n:INPUT ACCEPT [0:0]\nCOMMIT\n";
+	struct vd6 *v = &self->v;
+	struct buf out = { 0 }, rules[2] = { { 0 }, { 0 } };
+	enum outcome o[2];
+	struct pkt6 p;
+	int i, s, n;
+
+	for (i = 0; i < 2; i++) {
+		for (s = 0; s < 2; s++) {
+			rules[s].len = 0;
+			bprintf(&rules[s], "%s", s == i ? drop : accept);
+			ASSERT_EQ(0, vd_restore(ns[s], s ? &v->hd : NULL,
+						"ip6tables-legacy-restore", v->tmp, &rules[s], &out));
+		}
+		n = 0;
+		do
+			gen_packet6(v, &p);
+		while ((p.d[6] != 59 || p.len != 40) && ++n < 100000);
+		ASSERT_GT(100000, n);
+		p.path = PATH_VD0;
+		memcpy(p.d + 24, &v->t_local[0], 16);
+		send_both6(v, &p, o);
+		EXPECT_EQ(OUT_DROPPED, o[i]);
+		EXPECT_EQ(OUT_LOCAL, o[!i]);
+	}
+	free(out.p);
+	free(rules[0].p);
+	free(rules[1].p);
+}
+
+/* A packet from S over vd1 with @len bytes after the IPv6 header, the first next header @nh. */
+static void mk_packet(struct vd6 *v, struct pkt6 *p, const char *src, uint8_t nh,
+		      const unsigned char *l4, unsigned int len, const char *what)
+{
+	memset(p, 0, sizeof(*p));
+	p->path = PATH_VD1;
+	if (++v->label > 0xfffff)
+		v->label = 1;
+	put32(p->d, 6u << 28 | v->label);
+	put16(p->d + 4, len);
+	p->d[6] = nh;
+	p->d[7] = 64;
+	inet_pton(AF_INET6, src, p->d + 8);
+	memcpy(p->d + 24, &v->t_local[0], 16);
+	memcpy(p->d + 40, l4, len);
+	p->len = 40 + len;
+	snprintf(p->what, sizeof(p->what), "%s", what);
+}
+
+/*
+ * The cases ip6_tables hotdrops, each once: a -p rule whose addresses match
+ * drops a packet whose extension headers are cut short or that has another
+ * one after a non-first fragment; the tcp and icmp6 matches drop one whose
+ * header is cut short. Both sides must drop them, and count alike; with
+ * other addresses the same packets are delivered.
+ */
+TEST_F(vd6, hotdrops)
+{
+	static const unsigned char dst_cut[] = { 6, 1 };	/* says 16 bytes */
+	static const unsigned char frag_dst[] = { 60, 0, 0, 8 | 0, 0, 0, 0, 1, 6, 0, 1, 4 };
+	static const unsigned char tcp_cut[] = { 0, 1, 0, 80, 0, 0, 0, 0, 0, 0 };
+	static const unsigned char icmp_cut[] = { 128, 0, 0x12, 0x34 };
+	static const unsigned char udp[] = { 0, 9, 0, 9, 0, 8, 0x12, 0x34 };
+	static const unsigned char frag_tcp[] = { 6, 0, 0, 8, 0, 0, 0, 2, 0, 1, 0, 80 };
+	static const struct {
+		const char *src;
+		uint8_t nh;
+		const unsigned char *l4;
+		unsigned int len;
+		enum outcome want;
+		const char *what;
+	} cases[] = {
+		{ "fd00:200::2", 60, dst_cut, sizeof(dst_cut), OUT_DROPPED, "dstopts cut short" },
+		{ "fd00:200::3", 60, dst_cut, sizeof(dst_cut), OUT_LOCAL, "the same, other source" },
+		{ "fd00:200::2", 44, frag_dst, sizeof(frag_dst), OUT_DROPPED,
+		  "frag(off 8) then dstopts" },
+		{ "fd00:200::2", 6, tcp_cut, sizeof(tcp_cut), OUT_DROPPED, "tcp cut at 10" },
+		{ "fd00:200::2", 58, icmp_cut, sizeof(icmp_cut), OUT_DROPPED, "icmpv6 cut at 4" },
+		{ "fd00:200::2", 17, udp, sizeof(udp), OUT_LOCAL, "udp" },
+		{ "fd00:200::2", 44, frag_tcp, sizeof(frag_tcp), OUT_LOCAL, "frag(off 8) then tcp" },
+	};
+	const char *ns[2] = { self->v.side[0].t, self->v.side[1].t };
+	struct vd6 *v = &self->v;
+	struct buf save[2] = { { 0 }, { 0 } };
+	enum outcome o[2];
+	struct pkt6 p;
+	unsigned int i;
+
+	v->rules.len = 0;
+	bprintf(&v->rules, "*filter\n:INPUT ACCEPT [0:0]\n"
+		"-A INPUT -s fd00:200::2/128 -p udp -j ACCEPT\n"
+		"-A INPUT -s fd00:200::2/128 -p tcp -m tcp --dport 80 -j ACCEPT\n"
+		"-A INPUT -s fd00:200::2/128 -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT\n"
+		"COMMIT\n");
+	ASSERT_TRUE(vd_restore_both(NULL, ns, &v->hd, "ip6tables-legacy-restore", v->tmp,
+				    &v->rules, 0));
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mk_packet(v, &p, cases[i].src, cases[i].nh, cases[i].l4, cases[i].len,
+			  cases[i].what);
+		send_both6(v, &p, o);
+		EXPECT_EQ(cases[i].want, o[SIDE_K]) TH_LOG("%s", cases[i].what);
+		EXPECT_EQ(o[SIDE_K], o[SIDE_H]) TH_LOG("%s", cases[i].what);
+	}
+	vd_save_both(ns, &v->hd, "ip6tables-legacy-save -c -t filter", save);
+	EXPECT_TRUE(vd_saves_equal(save)) TH_LOG("ip6_tables:\n%s\nbpfilter:\n%s", save[0].p,
+						 save[1].p);
+	free(save[0].p);
+	free(save[1].p);
+}
+
+TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
+{
+	struct vd6 *v = &self->v;
+	unsigned long max_rounds = 4 * run->want_cases / run->per_ruleset + 10;
+	unsigned int round = 0;
+
+	mkdir(BPFILTER_SRCTREE "/build", 0755);
+	mkdir(BPFILTER_SRCTREE "/build/logs", 0755);
+	v->report = vd_open_report(V6_MISMATCH_FILE, "w", "verdict-diff6", run->seed,
+				   "VERDICT_DIFF_SEED=<seed> build/selftests/test_verdict_diff6");
+	TH_LOG("seed %lu, %lu cases wanted, %u packets per ruleset", run->seed, run->want_cases,
+	       run->per_ruleset);
+	/* Bounded even if most packets were refused before any hook. */
+	while (run->cases < run->want_cases && round < max_rounds) {
+		run->mismatches += round6(v, ++round);
+		if (run->verbose || !(round % 10))
+			printf("# %u rulesets, %lu cases, %lu mismatches\n", round, run->cases,
+			       run->mismatches);
+	}
+	vd_print_outcomes("", "ip6_tables", v->outcomes);
+	printf("# %lu rules counted packets; %lu packets cut short or with a header after a "
+	       "non-first fragment\n", v->hit_rules, v->hotdrop_kind);
+	/* A run without every kind of outcome proves less than it claims. */
+	EXPECT_TRUE(vd_every_outcome(v->outcomes));
+	EXPECT_LE(round, v->hit_rules);
+	EXPECT_EQ(0, run->mismatches);
+	EXPECT_LE(run->want_cases, run->cases);
+}
+
+/* After the harness' totals: the summary line, and a run too short fails. */
+static void print_summary6(void)
+{
+	if (getpid() != run->main_pid)
+		return;
+	printf("verdict-diff6: %lu cases, %lu mismatches\n", run->cases, run->mismatches);
+	fflush(stdout);
+	if (run->mismatches || run->cases < V6_MIN_CASES)
+		_exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct v6_run r = {
+		.seed = vd_env_ul("VERDICT_DIFF_SEED", 1),
+		.want_cases = vd_env_ul("VERDICT_DIFF6_CASES", V6_DEFAULT_CASES),
+		.per_ruleset = V6_PER_RULESET, .main_pid = getpid(),
+	};
+	int opt;
+
+	while ((opt = getopt(argc, argv, "s:n:p:v")) != -1) {
+		if (opt == 'v')
+			r.verbose = true;
+		else if (opt == 's')
+			r.seed = strtoul(optarg, NULL, 0);
+		else if (opt == 'n')
+			r.want_cases = strtoul(optarg, NULL, 0);
+		else if (opt == 'p')
+			r.per_ruleset = strtoul(optarg, NULL, 0) ?: 1;
+		else {
+			fprintf(stderr, "usage: %s [-s seed] [-n cases] [-p packets-per-ruleset] "
+				"[-v]\n", argv[0]);
+			return 2;
+		}
+	}
+	/* Shared with the harness' test children, which count the cases. */
+	run = vd_shared(sizeof(*run));
+	if (!run || vd_start(print_summary6))
+		return 1;
+	*run = r;
+	printf("# verdict-diff6: seed %lu, %lu cases (VERDICT_DIFF_SEED, VERDICT_DIFF6_CASES)\n",
+	       run->seed, run->want_cases);
+	return test_harness_run(1, argv);
+}
