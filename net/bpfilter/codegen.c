@@ -37,6 +37,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <linux/if_arp.h>
+#include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/xt_tcpudp.h>
@@ -392,6 +394,120 @@ uint32_t cg_needs_l4(const void *data)
 {
 	(void)data;
 	return CG_NEED_L4;
+}
+
+uint32_t cg_needs_ip6_ext(const void *data)
+{
+	(void)data;
+	return CG_NEED_IP6_EXT;
+}
+
+/* The extension headers the walk notes, in the order of their CG_OFF_XHDR slots. */
+static const uint8_t xhdr_kinds[] = { IPPROTO_HOPOPTS, IPPROTO_ROUTING, IPPROTO_FRAGMENT,
+				      IPPROTO_AH, IPPROTO_DSTOPTS };
+
+static int xhdr_slot(uint8_t nexthdr)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(xhdr_kinds); i++)
+		if (xhdr_kinds[i] == nexthdr)
+			return CG_OFF_XHDR + 4 * i;
+	return -1;
+}
+
+void cg_ip6_find_hdr(struct codegen *cg, uint8_t nexthdr, int reg)
+{
+	int slot = xhdr_slot(nexthdr);
+	uint32_t have = cg_new_label(cg);
+
+	if (slot < 0 || reg < BPF_REG_1 || reg > BPF_REG_5) {
+		cg->err = -EINVAL;
+		return;
+	}
+	cg_emit(cg, CG_LDX(BPF_W, reg, CG_REG_PKT, slot));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, reg, 0, 0), have);
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_0, CG_REG_PKT, CG_OFF_XEND));
+	cg_drop_if(cg, BPF_REG_0, true);
+	cg_ja_fail(cg);
+	cg_place(cg, have);
+}
+
+void cg_read_or_hotdrop(struct codegen *cg, int reg, int dst, uint32_t len)
+{
+	if (reg != BPF_REG_4)
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_4, reg));
+	cg_read_packet(cg, dst, len);
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_0, 63));
+	cg_drop_if(cg, BPF_REG_0, true);
+}
+
+int cg_eth_header(struct codegen *cg, const char *who, bool hotdrop)
+{
+	const struct btf_info *bi = cg->bi;
+	uint32_t have = cg_new_label(cg);
+
+	if (!bi->skb_dev || !bi->skb_head || !bi->skb_mac_header || !bi->skb_network_header ||
+	    !bi->netdev_type)
+		return cg_unsupported(cg, who);
+	cg_ld_skb(cg, BPF_REG_1);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, bi->skb_dev));
+	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 0));
+	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_2, BPF_REG_2, bi->netdev_type));
+	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_2, ARPHRD_ETHER, 0));
+	/* skb_mac_header_was_set(), then ETH_HLEN bytes before the network header. */
+	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_3, BPF_REG_1, bi->skb_mac_header));
+	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_2, BPF_REG_1, bi->skb_network_header));
+	cg_emit(cg, CG_ALU64_REG(BPF_SUB, BPF_REG_2, BPF_REG_3));
+	if (hotdrop) {
+		uint32_t set = cg_new_label(cg);
+
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_3, 0xffff, 0), set);
+		cg_exit_verdict(cg, CG_NF_DROP);
+		cg_place(cg, set);
+		/* skb_mac_header_len() is a u32: a MAC header after the network header is long. */
+		cg_jmp(cg, CG_JMP32_IMM(BPF_JGE, BPF_REG_2, ETH_HLEN, 0), have);
+		cg_exit_verdict(cg, CG_NF_DROP);
+	} else {
+		cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_3, 0xffff, 0));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JSGE, BPF_REG_2, ETH_HLEN, 0), have);
+		cg_ja_fail(cg);
+	}
+	cg_place(cg, have);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, bi->skb_head));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_2));
+	return cg->err;
+}
+
+void cg_ip6_optlen(struct codegen *cg)
+{
+	uint32_t auth = cg_new_label(cg), done = cg_new_label(cg);
+
+	/* AH: (hdrlen + 2) * 4 bytes (ipv6_authlen()); others (hdrlen + 1) * 8. */
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_AH, 0), auth);
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 3));
+	cg_ja(cg, done);
+	cg_place(cg, auth);
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 2));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+	cg_place(cg, done);
+}
+
+void cg_ip6_ext_len(struct codegen *cg, int hdr, int off_slot, bool auth)
+{
+	uint32_t fits = cg_new_label(cg);
+
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, hdr + 1));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, auth ? 2 : 1));
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, auth ? 2 : 3));
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, off_slot));
+	/* ptr <= skb->len: the header's first bytes were read. */
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_PKT, CG_OFF_SKBLEN));
+	cg_emit(cg, CG_ALU64_REG(BPF_SUB, BPF_REG_1, BPF_REG_3));
+	cg_jmp(cg, CG_JMP_REG(BPF_JGE, BPF_REG_1, BPF_REG_2, 0), fits);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, fits);
 }
 
 void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm)
@@ -884,20 +1000,51 @@ static void jmp_if_ext_hdr(struct codegen *cg, int reg, uint32_t label)
  * CG_NH_BAD where it returns an error with fragoff 0 (a header cut
  * short, a later fragment followed by another extension header), and
  * past CG_IP6_MAX_EXTHDRS headers: fail closed. r8 holds the offset.
+ *
+ * ipv6_find_hdr() with a target header walks the same chain, reading the
+ * same bytes of each header, up to the first header of that kind; it
+ * fails with -ENOENT at the protocol or at a later fragment before it,
+ * and with -EBADMSG where a read fails. So with CG_NEED_IP6_EXT the walk
+ * notes the offset of the first header of each kind once it has read it
+ * (CG_OFF_XHDR) and how it ended for the kinds it did not see (CG_OFF_XEND).
  */
+static void note_xhdr(struct codegen *cg)
+{
+	unsigned int i;
+
+	/* r1: the header just read, r8 its offset. */
+	for (i = 0; i < sizeof(xhdr_kinds); i++) {
+		uint32_t skip = cg_new_label(cg);
+		int slot = xhdr_slot(xhdr_kinds[i]);
+
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, xhdr_kinds[i], 0), skip);
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, CG_REG_PKT, slot));
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_3, 0, 0), skip);
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, CG_REG_L4ERR, slot));
+		cg_place(cg, skip);
+	}
+}
+
 static void gen_ipv6_walk(struct codegen *cg)
 {
 	const int hdr = CG_OFF_SETKEY;	/* free until the rules: the header's first 4 bytes */
 	uint32_t found = cg_new_label(cg), bad = cg_new_label(cg), done = cg_new_label(cg);
+	uint32_t later_bad = cg_new_label(cg);
+	bool note = cg->needs & CG_NEED_IP6_EXT;
 	unsigned int k;
 
+	if (note) {
+		for (k = 0; k < sizeof(xhdr_kinds); k++)
+			cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_XHDR + 4 * k, 0));
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_XEND, 1));
+	}
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IP6 + 6));
 	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_NH));
 	cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 40));
 	for (k = 0; k < CG_IP6_MAX_EXTHDRS; k++) {
 		uint32_t ext = cg_new_label(cg), two = cg_new_label(cg), read = cg_new_label(cg);
 		uint32_t notfrag = cg_new_label(cg), opt = cg_new_label(cg);
-		uint32_t next = cg_new_label(cg), later = cg_new_label(cg), auth = cg_new_label(cg);
+		uint32_t next = cg_new_label(cg), later = cg_new_label(cg);
 
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
 		jmp_if_ext_hdr(cg, BPF_REG_1, ext);
@@ -918,6 +1065,10 @@ static void gen_ipv6_walk(struct codegen *cg)
 		cg_place(cg, next);
 
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+		if (note) {
+			note_xhdr(cg);
+			cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+		}
 		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, hdr + 1));
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_FRAGMENT, 0), notfrag);
 		/* Fragment header: 8 bytes; a later fragment ends the walk (ipv6_find_hdr()). */
@@ -929,21 +1080,14 @@ static void gen_ipv6_walk(struct codegen *cg)
 		cg_ja(cg, opt);
 		cg_place(cg, later);
 		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, hdr));
-		jmp_if_ext_hdr(cg, BPF_REG_1, bad);
+		jmp_if_ext_hdr(cg, BPF_REG_1, note ? later_bad : bad);
 		/* Its protocol, with the offset; *offset is left alone: thoff 0. */
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_NH));
 		cg_emit(cg, CG_MOV64_REG(CG_REG_FRAG, BPF_REG_3));
 		cg_emit(cg, CG_MOV64_IMM(CG_REG_L4ERR, 0));
 		cg_ja(cg, found);
 		cg_place(cg, notfrag);
-		/* AH: (hdrlen + 2) * 4 bytes (ipv6_authlen()); others (hdrlen + 1) * 8. */
-		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_AH, 0), auth);
-		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 1));
-		cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 3));
-		cg_ja(cg, opt);
-		cg_place(cg, auth);
-		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, 2));
-		cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 2));
+		cg_ip6_optlen(cg);
 		cg_place(cg, opt);
 		cg_emit(cg, CG_ALU64_REG(BPF_ADD, CG_REG_L4ERR, BPF_REG_2));
 		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, hdr));
@@ -953,8 +1097,14 @@ static void gen_ipv6_walk(struct codegen *cg)
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
 	jmp_if_ext_hdr(cg, BPF_REG_1, bad);
 	cg_place(cg, found);
+	if (note)
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_XEND, 0));
 	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, CG_REG_L4ERR, CG_OFF_THOFF));
 	cg_ja(cg, done);
+	/* A later fragment before another extension header: -ENOENT for any other target. */
+	cg_place(cg, later_bad);
+	if (note)
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_XEND, 0));
 	cg_place(cg, bad);
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_NH, CG_NH_BAD));
 	cg_emit(cg, CG_MOV64_IMM(CG_REG_FRAG, 0));
@@ -988,7 +1138,7 @@ static void gen_ipv6_header(struct codegen *cg)
 	cg_emit(cg, CG_MOV64_IMM(CG_REG_FRAG, 0));
 	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_THOFF, 0));
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_NH, CG_NH_BAD));
-	if (cg->need_proto || (cg->needs & CG_NEED_ANY_L4))
+	if (cg->need_proto || (cg->needs & (CG_NEED_ANY_L4 | CG_NEED_IP6_EXT)))
 		gen_ipv6_walk(cg);
 }
 

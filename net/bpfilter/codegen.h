@@ -80,7 +80,16 @@ struct match;
  * without a fragment offset: ip6_packet_match() then hotdrops.
  */
 #define CG_OFF_NH	592
-#define CG_SCRATCH_SIZE	600
+/*
+ * With CG_NEED_IP6_EXT, the walk notes where it first saw each kind of
+ * extension header (u32 offsets, 0 if not seen; CG_XHDR_*), and in
+ * CG_OFF_XEND whether a header it did not see is one ipv6_find_hdr() with
+ * that target would not find (0: -ENOENT) or would fail on (-EBADMSG) or
+ * we cannot know (past CG_IP6_MAX_EXTHDRS headers): a hotdrop.
+ */
+#define CG_OFF_XHDR	596
+#define CG_OFF_XEND	616
+#define CG_SCRATCH_SIZE	624
 
 #define CG_NH_BAD	0x100u
 /* Extension headers the prologue walks; a longer chain fails closed (CG_NH_BAD). */
@@ -124,6 +133,7 @@ struct match;
 #define CG_NEED_CT_ENTRY (1u << 8)	/* also the entry: CG_OFF_CTSTATUS, _CTEXPIRES, _CTTUPLE */
 #define CG_NEED_PKT	(1u << 9)	/* reads packet bytes anywhere: cg_read_packet() */
 #define CG_NEED_TCPMSS	(1u << 10)	/* the option walk for any TCP packet: CG_OFF_TCPMSS */
+#define CG_NEED_IP6_EXT	(1u << 11)	/* IPv6 extension headers: CG_OFF_XHDR, CG_OFF_XEND */
 
 /*
  * CG_OFF_CTSTATE: the state bit xt_conntrack and xt_state compute, 1 << (ctinfo
@@ -473,6 +483,37 @@ void cg_call_kfunc_ctx_mem(struct codegen *cg, int32_t btf_id, const void *mem, 
 int cg_unsupported(struct codegen *cg, const char *what);
 /* match_ops.needs of a match that reads the transport header only. */
 uint32_t cg_needs_l4(const void *data);
+/* match_ops.needs of an IPv6 match that reads an extension header. */
+uint32_t cg_needs_ip6_ext(const void *data);
+/*
+ * r@reg = the offset of the first extension header @nexthdr (IPPROTO_HOPOPTS,
+ * _ROUTING, _FRAGMENT, _AH or _DSTOPTS), as ipv6_find_hdr(skb, &off,
+ * @nexthdr, NULL, NULL) finds it; where that returns -ENOENT the rule
+ * fails, where it returns another error the packet is dropped (hotdrop).
+ */
+void cg_ip6_find_hdr(struct codegen *cg, uint8_t nexthdr, int reg);
+/*
+ * Copy @len bytes of the packet at the offset in @reg to scratch + @dst,
+ * as skb_header_pointer() does, or hotdrop if the packet is shorter.
+ */
+void cg_read_or_hotdrop(struct codegen *cg, int reg, int dst, uint32_t len);
+/*
+ * r2 = the length an extension header claims (its copy at scratch + @hdr:
+ * ipv6_authlen() for @auth, else ipv6_optlen()), r3 = its offset (the u64
+ * at scratch + @off_slot); hotdrop if the packet is shorter than that, as
+ * "skb->len - ptr < hdrlen" does in the ip6t_* matches.
+ */
+void cg_ip6_ext_len(struct codegen *cg, int hdr, int off_slot, bool auth);
+/*
+ * r3 = skb->head + skb->mac_header, the Ethernet header of a packet that
+ * came from an Ethernet device (the rule fails otherwise). A MAC header
+ * unset or less than ETH_HLEN before the network header fails the rule
+ * (xt_mac), or with @hotdrop drops the packet (ip6t_eui64). 0, or
+ * -EOPNOTSUPP (@who) when the kernel's BTF lacks a member it reads.
+ */
+int cg_eth_header(struct codegen *cg, const char *who, bool hotdrop);
+/* r2 = the length of extension header r1 (not a fragment header) whose hdrlen byte is in r2. */
+void cg_ip6_optlen(struct codegen *cg);
 
 /* Name of built-in chain @hook as iptables prints it ("INPUT"...), "?" otherwise. */
 const char *codegen_hook_name(unsigned int hook);

@@ -22,29 +22,16 @@
 static int mac_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
 {
 	const struct xt_mac_info *info = m->data;
-	const struct btf_info *bi = cg->bi;
 	uint32_t hit = cg_new_label(cg), miss = cg_new_label(cg);
 	uint32_t w;
 	uint16_t h;
+	int err;
 
 	(void)rule;
-	if (!bi->skb_dev || !bi->skb_head || !bi->skb_mac_header || !bi->skb_network_header ||
-	    !bi->netdev_type)
-		return cg_unsupported(cg, "mac: this kernel's BTF lacks a member it reads");
-	cg_ld_skb(cg, BPF_REG_1);
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, bi->skb_dev));
-	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 0));
-	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_2, BPF_REG_2, bi->netdev_type));
-	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_2, ARPHRD_ETHER, 0));
-	/* skb_mac_header_was_set(), skb_mac_header_len() >= ETH_HLEN */
-	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_3, BPF_REG_1, bi->skb_mac_header));
-	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_3, 0xffff, 0));
-	cg_emit(cg, CG_LDX(BPF_H, BPF_REG_2, BPF_REG_1, bi->skb_network_header));
-	cg_emit(cg, CG_ALU64_REG(BPF_SUB, BPF_REG_2, BPF_REG_3));
-	cg_jmp_fail(cg, CG_JMP_IMM(BPF_JSLT, BPF_REG_2, ETH_HLEN, 0));
-	/* eth_hdr(skb)->h_source: skb->head + mac_header + 6 */
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_2, BPF_REG_1, bi->skb_head));
-	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_3, BPF_REG_2));
+	err = cg_eth_header(cg, "mac: this kernel's BTF lacks a member it reads", false);
+	if (err)
+		return err;
+	/* eth_hdr(skb)->h_source */
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, ETH_ALEN));
 	cg_probe_read(cg, CG_OFF_KARG, ETH_ALEN);
 	memcpy(&w, info->srcaddr, 4);

@@ -30,6 +30,12 @@ static const struct match_ops *const match_list[] = {
 	&tos_match_ops,
 	&dscp_match_ops,
 	&ah_match_ops,
+	&ah6_match_ops,
+	&frag_match_ops,
+	&hbh_match_ops,
+	&dst_match_ops,
+	&rt_match_ops,
+	&ipv6header_match_ops,
 	&esp_match_ops,
 	&conntrack1_match_ops,
 	&conntrack2_match_ops,
@@ -66,6 +72,9 @@ static const struct match_ops *const match_list[] = {
 	&ecn_match_ops,
 	&tcpmss_match_ops,
 	&u32_match_ops,
+	&hl_match_ops,
+	&mh_match_ops,
+	&eui64_match_ops,
 };
 
 #define MATCH_COUNT (sizeof(match_list) / sizeof(match_list[0]))

@@ -88,6 +88,12 @@ extern const struct match_ops ttl_match_ops;
 extern const struct match_ops tos_match_ops;
 extern const struct match_ops dscp_match_ops;
 extern const struct match_ops ah_match_ops;
+extern const struct match_ops ah6_match_ops;
+extern const struct match_ops frag_match_ops;
+extern const struct match_ops hbh_match_ops;
+extern const struct match_ops dst_match_ops;
+extern const struct match_ops rt_match_ops;
+extern const struct match_ops ipv6header_match_ops;
 extern const struct match_ops esp_match_ops;
 extern const struct match_ops conntrack1_match_ops;
 extern const struct match_ops conntrack2_match_ops;
@@ -124,5 +130,8 @@ extern const struct match_ops cgroup2_match_ops;
 extern const struct match_ops ecn_match_ops;
 extern const struct match_ops tcpmss_match_ops;
 extern const struct match_ops u32_match_ops;
+extern const struct match_ops hl_match_ops;
+extern const struct match_ops mh_match_ops;
+extern const struct match_ops eui64_match_ops;
 
 #endif /* NET_BPFILTER_MATCH_H */

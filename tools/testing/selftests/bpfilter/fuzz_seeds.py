@@ -24,7 +24,7 @@ import socket
 import struct
 import sys
 
-TCP, UDP, ICMP, ESP, AH, ICMPV6 = 6, 17, 1, 50, 51, 58
+TCP, UDP, ICMP, ESP, AH, ICMPV6, MH = 6, 17, 1, 50, 51, 58, 135
 NF_DROP, NF_ACCEPT = 0, 1
 XT_RETURN = -5				# -NF_REPEAT - 1
 IPT_F_GOTO = 0x02
@@ -329,7 +329,35 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "set/3": 48, "set/4": 48, "hashlimit/1": 56, "hashlimit/2": 304, "hashlimit/3": 312,
     "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
     "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984, "MARK": 8,
+    "hl": 2, "mh": 3, "eui64": 4,
+    # ip6_tables' own payloads; "ah6" is IPv6's ah (struct ip6t_ah).
+    "frag": 16, "hbh": 40, "dst": 40, "rt": 280, "ah6": 16, "ipv6header": 3,
 }
+
+def ip6t_frag(ids=(0, 0xffffffff), flags=0, inv=0, hdrlen=0):
+    """flags: 0x04 --fragres, 0x08 --fragfirst, 0x10 --fragmore, 0x20 --fraglast."""
+    return struct.pack("<IIIBBxx", ids[0], ids[1], hdrlen,
+                       flags | (1 if ids != (0, 0xffffffff) else 0), inv)
+
+
+def ip6t_opts(hdrlen=None, opts=(), inv=0):
+    """--hbh-len/--dst-len and the strict --hbh-opts list: (type, length or 0xff)."""
+    flags = (0x01 if hdrlen is not None else 0) | (0x02 if opts else 0)
+    words = [t << 8 | l for t, l in opts] + [0] * (16 - len(opts))
+    return struct.pack("<IBB16HBx", hdrlen or 0, flags, inv, *words, len(opts))
+
+
+def ip6t_rt(rt_type=None, segsleft=(0, 0xffffffff), hdrlen=None, res=False, addrs=(), inv=0):
+    flags = ((0x01 if rt_type is not None else 0) | (0x02 if segsleft != (0, 0xffffffff) else 0) |
+             (0x04 if hdrlen is not None else 0) | (0x08 if res else 0) | (0x10 if addrs else 0))
+    a = b"".join(socket.inet_pton(socket.AF_INET6, x) for x in addrs).ljust(256, b"\0")
+    return (struct.pack("<IIIIBBxx", rt_type or 0, segsleft[0], segsleft[1], hdrlen or 0, flags, inv) +
+            a + struct.pack("<B3x", len(addrs)))
+
+
+def ip6t_ah(spis=(0, 0xffffffff), hdrlen=0, res=0, inv=0):
+    return struct.pack("<IIIBBxx", spis[0], spis[1], hdrlen, res, inv)
+
 
 # kind, name, revision, the rule's ipt_ip, payload, iptables' words for it.
 EXTENSIONS = [
@@ -485,6 +513,34 @@ EXTENSIONS = [
     (M, "statistic", 0, ip6t_ip6(UDP), xt_statistic_info(1, every=4, packet=1),
      "-p udp -m statistic --mode nth --every 4 --packet 1"),
     (T, "MARK", 2, ip6t_ip6(TCP), xt_mark_tginfo2(0x7, 0xffffffff), "-p tcp -j MARK --set-mark 0x7"),
+    # struct ip6t_hl_info: mode (0 eq, 1 ne, 2 lt, 3 gt), hop_limit.
+    (M, "hl", 0, ip6t_ip6(), struct.pack("<BB", 0, 255), "-m hl --hl-eq 255"),
+    (M, "hl", 0, ip6t_ip6(TCP), struct.pack("<BB", 2, 64), "-p tcp -m hl --hl-lt 64"),
+    (M, "hl", 0, ip6t_ip6(src="2001:db8::/32"), struct.pack("<BB", 1, 1),
+     "-s 2001:db8::/32 -m hl ! --hl-eq 1"),
+    # struct ip6t_mh: types[2], invflags (IP6T_MH_INV_TYPE 0x01).
+    (M, "mh", 0, ip6t_ip6(MH), struct.pack("<BBB", 5, 5, 0), "-p mh -m mh --mh-type binding-update"),
+    (M, "mh", 0, ip6t_ip6(MH, i="eth0"), struct.pack("<BBB", 0, 3, 1),
+     "-i eth0 -p mh -m mh ! --mh-type 0:3"),
+    # eui64 has an int of payload that nothing reads, and only PRE_ROUTING, INPUT, FORWARD.
+    (M, "eui64", 0, ip6t_ip6(src="fe80::/64"), struct.pack("<i", 0), "-s fe80::/64 -m eui64"),
+    # The extension header matches: ipv6_find_hdr() with a target.
+    (M, "frag", 0, ip6t_ip6(), ip6t_frag((1, 5), 0x04 | 0x08), "-m frag --fragid 1:5 --fragres --fragfirst"),
+    (M, "frag", 0, ip6t_ip6(UDP), ip6t_frag((7, 7), 0x10, inv=0x01),
+     "-p udp -m frag ! --fragid 7 --fragmore"),
+    (M, "hbh", 0, ip6t_ip6(), ip6t_opts(8, [(1, 4), (0, 0xff), (30, 0xff)], inv=0x01),
+     "-m hbh ! --hbh-len 8 --hbh-opts 1:4,0,30"),
+    (M, "dst", 0, ip6t_ip6(TCP), ip6t_opts(16, [(30, 3)]), "-p tcp -m dst --dst-len 16 --dst-opts 30:3"),
+    (M, "rt", 0, ip6t_ip6(), ip6t_rt(0, (0, 3), 24, True, ["::1"], inv=0x02),
+     "-m rt --rt-type 0 ! --rt-segsleft 0:3 --rt-len 24 --rt-0-res --rt-0-addrs ::1"),
+    (M, "rt", 0, ip6t_ip6(), ip6t_rt(2, inv=0x01), "-m rt ! --rt-type 2"),
+    (M, "ah", 0, ip6t_ip6(), ip6t_ah((256, 300), 16, 1, inv=0x02),
+     "-m ah --ahspi 256:300 ! --ahlen 16 --ahres"),
+    # struct ip6t_ipv6header_info: matchflags, invflags, modeflag (--soft).
+    (M, "ipv6header", 0, ip6t_ip6(), struct.pack("<BBB", 0x80 | 0x10 | 0x01, 0, 1),
+     "-m ipv6header --header hop,frag,prot --soft"),
+    (M, "ipv6header", 0, ip6t_ip6(), struct.pack("<BBB", 0x02, 0xff, 0),
+     "-m ipv6header ! --header none"),
 ]
 
 
@@ -674,6 +730,8 @@ def main():
     all_rules = {v6: {"INPUT": [], "OUTPUT": []} for v6 in (False, True)}
     for kind, name, rev, ip, payload, _words in rows:
         size = SIZES.get("%s/%d" % (name, rev), SIZES.get(name))
+        if is_ip6(ip):
+            size = SIZES.get(name + "6", size)
         assert len(payload) == size, (name, rev, len(payload), size)
         rule = row_rule(kind, name, rev, ip, payload)
         count[(name, rev)] = count.get((name, rev), 0) + 1

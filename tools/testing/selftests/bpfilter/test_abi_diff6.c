@@ -356,7 +356,8 @@ static const struct abi_rev mrev[] = {
 	{ "comment", 0 }, { "comment", 1 }, { "multiport", 0 },
 	{ "multiport", 1 }, { "multiport", 2 }, { "mark", 0 }, { "mark", 1 },
 	{ "mark", 2 }, { "limit", 0 }, { "limit", 1 }, { "statistic", 0 },
-	{ "statistic", 1 }, { "MARK", 2 },
+	{ "statistic", 1 }, { "MARK", 2 }, { "hl", 0 }, { "hl", 1 }, { "mh", 0 },
+	{ "mh", 1 }, { "eui64", 0 }, { "eui64", 1 },
 	/* ip_tables' own: neither ip6_tables nor the helper's IPv6 has them. */
 	{ "icmp", 0 }, { "ttl", 0 },
 };

@@ -31,6 +31,9 @@
 #include <linux/netfilter/xt_realm.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_hl.h>
+#include <linux/netfilter_ipv6/ip6t_mh.h>
 #include <stdlib.h>
 
 #include "kselftest_harness.h"
@@ -985,6 +988,66 @@ TEST(family_lookups)
 	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "icmp6", 0));
 	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV6, "iprange", 1));
 	EXPECT_EQ(0, match_revision(NFPROTO_IPV6, "comment", 0));
+}
+
+/* match_init() of a @payload-byte @name rev 0 with @data in an IPv6 rule. */
+static int init6(const char *name, uint16_t payload, const void *data, size_t dsize,
+		 const struct ip6t_ip6 *ip, uint32_t comefrom)
+{
+	struct rule r = { .comefrom = comefrom };
+	struct mbuf b;
+	struct match m;
+
+	memset(&b, 0, sizeof(b));
+	strncpy(b.m.u.user.name, name, sizeof(b.m.u.user.name));
+	b.m.u.match_size = sizeof(b.m) + payload;
+	memcpy(b.data, data, dsize < payload ? dsize : payload);
+	family_ipv6.to_model(ip, &r.ip);
+	return match_init(test_ctx(), &family_ipv6, &r, &b.m, 168, &m);
+}
+
+/* hl, mh and eui64: ip6_tables' generic checks, then their own, none for IPv4. */
+TEST(hl_mh_eui64_checks)
+{
+	struct ip6t_ip6 any = { 0 };
+	struct ip6t_ip6 mh_ip = { .proto = IPPROTO_MH, .flags = IP6T_F_PROTO };
+	struct ip6t_ip6 not_mh = mh_ip, tcp = { .proto = IPPROTO_TCP, .flags = IP6T_F_PROTO };
+	struct ip6t_hl_info hl = { .mode = IP6T_HL_LT, .hop_limit = 64 };
+	struct ip6t_mh mh = { .types = { 0, 255 } };
+	uint32_t pre = 1 << NF_INET_PRE_ROUTING, in = 1 << NF_INET_LOCAL_IN;
+	uint32_t fwd = 1 << NF_INET_FORWARD, out = 1 << NF_INET_LOCAL_OUT;
+	int eui = 0, err;
+
+	not_mh.invflags = IP6T_INV_PROTO;
+	/* hl: like ttl, no checkentry on the reference kernel: any mode. */
+	EXPECT_EQ(0, init6("hl", 8, &hl, sizeof(hl), &any, in | out));
+	hl.mode = 0xff;
+	EXPECT_EQ(0, init6("hl", 8, &hl, sizeof(hl), &tcp, 0));
+	EXPECT_EQ(-EINVAL, init6("hl", 16, &hl, sizeof(hl), &any, 0));
+	/* mh: -p mh, not inverted; only IP6T_MH_INV_TYPE. */
+	EXPECT_EQ(0, init6("mh", 8, &mh, sizeof(mh), &mh_ip, in | fwd | out));
+	EXPECT_EQ(-EINVAL, init6("mh", 8, &mh, sizeof(mh), &any, 0));
+	EXPECT_EQ(-EINVAL, init6("mh", 8, &mh, sizeof(mh), &tcp, 0));
+	EXPECT_EQ(-EINVAL, init6("mh", 8, &mh, sizeof(mh), &not_mh, 0));
+	EXPECT_EQ(-EINVAL, init6("mh", 4, &mh, sizeof(mh), &mh_ip, 0));
+	mh.invflags = IP6T_MH_INV_TYPE;
+	EXPECT_EQ(0, init6("mh", 8, &mh, sizeof(mh), &mh_ip, 0));
+	mh.invflags = 0x02;
+	EXPECT_EQ(-EINVAL, init6("mh", 8, &mh, sizeof(mh), &mh_ip, 0));
+	/* eui64: PRE_ROUTING, LOCAL_IN and FORWARD only. */
+	EXPECT_EQ(0, init6("eui64", 8, &eui, sizeof(eui), &any, pre | in | fwd));
+	EXPECT_EQ(-EINVAL, init6("eui64", 8, &eui, sizeof(eui), &any, in | out));
+	EXPECT_EQ(-EINVAL, init6("eui64", 16, &eui, sizeof(eui), &any, in));
+	EXPECT_EQ(sizeof(int), eui64_match_ops.usersize);
+
+	EXPECT_EQ(&hl_match_ops, match_ops_find(NFPROTO_IPV6, "hl", 0, &err));
+	EXPECT_EQ(&mh_match_ops, match_ops_find(NFPROTO_IPV6, "mh", 0, &err));
+	EXPECT_EQ(&eui64_match_ops, match_ops_find(NFPROTO_IPV6, "eui64", 0, &err));
+	EXPECT_EQ(NULL, match_ops_find(NFPROTO_IPV6, "mh", 1, &err));
+	EXPECT_EQ(-ENOENT, err);
+	EXPECT_EQ(-EPROTONOSUPPORT, match_revision(NFPROTO_IPV6, "eui64", 1));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "mh", 0));
+	EXPECT_EQ(-ENOENT, match_revision(NFPROTO_IPV4, "eui64", 0));
 }
 
 TEST_HARNESS_MAIN

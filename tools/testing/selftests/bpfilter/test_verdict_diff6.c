@@ -8,9 +8,13 @@
  * prefix lengths, -i/-o with '+', -p tcp/udp/ipv6-icmp/ipv6-nonxt/esp/all
  * and numbers, extension header numbers too (never matched), every
  * inversion, tcp/udp ports and ranges, --tcp-flags, --syn, icmpv6 types and
- * codes, multiport, mark, comment, user chains reached by jumps and gotos,
- * RETURN, ACCEPT/DROP policies) and random IPv6 packets: TCP, UDP, ICMPv6,
- * ESP, next header NONE, an unknown protocol, behind chains of up to 8
+ * codes, multiport, mark, comment, hl, mh types and ranges, eui64 (INPUT
+ * and FORWARD only: ip6tables refuses it elsewhere), user chains reached by
+ * jumps and gotos, RETURN, ACCEPT/DROP policies) and random IPv6 packets:
+ * TCP, UDP, ICMPv6, ESP, mobility headers (payload proto NONE or not),
+ * next header NONE, an unknown protocol, with varied hop limits, sources
+ * whose interface identifier is (or nearly is) the EUI-64 of S's MAC on
+ * the link they are sent over, behind chains of up to 8
  * extension headers (hop-by-hop first, destination options, routing with
  * no segments left, AH, fragment), first and non-first fragments (also a
  * non-first fragment followed by an extension header, which ip6_tables
@@ -90,8 +94,14 @@ struct v6_run {
 
 static struct v6_run *run;
 
+/* IPv6 matches whose rules must count packets in a run of V6_DEFAULT_CASES or more. */
+static const char *const ext_matches[] = { "-m frag", "-m hbh", "-m dst", "-m rt", "-m ah",
+					    "-m ipv6header",
+					    "-m hl", "-m mh", "-m eui64" };
+#define NEXT_MATCHES (sizeof(ext_matches) / sizeof(ext_matches[0]))
+
 /* Next headers T has raw sockets for: every one T's packets can reach it with. */
-static const uint8_t observed6[] = { 6, 17, 58, 59, 50, 51, 43, 44, 60, 200 };
+static const uint8_t observed6[] = { 6, 17, 58, 59, 50, 51, 43, 44, 60, 200, 135 };
 #define NOBS6 (sizeof(observed6) / sizeof(observed6[0]))
 
 /* T's own addresses; S's own (fd00:5::5) is never a packet's. */
@@ -121,6 +131,9 @@ struct v6_aim {
 	int proto;		/* -1: any */
 	int dport;		/* -1: any */
 	int chain;		/* 0-2 built-in, 3 user */
+	int xh;			/* an extension header its match looks for, or -1 */
+	int hl;			/* the hop limit its -m hl names, or -1 */
+	bool eui64;		/* it has -m eui64 */
 };
 
 #define V6_MAX_AIMS	64
@@ -149,6 +162,7 @@ struct vd6 {
 	unsigned int npackets;
 	unsigned long outcomes[VD_NOUTCOMES];	/* ip6_tables side */
 	unsigned long hit_rules;	/* rules ip6_tables counted, all rulesets */
+	unsigned long ext_hits[NEXT_MATCHES];	/* of them, those with each of ext_matches[] */
 	unsigned long hotdrop_kind;	/* packets of the kinds ip6_tables may hotdrop */
 	unsigned long shown;
 	FILE *report;
@@ -271,6 +285,48 @@ static void gen_icmp6_type(struct vd6 *v)
 	}
 }
 
+/* Hop limits rules name and packets carry: the edges of every mode. */
+static const uint8_t hls6[] = { 64, 64, 1, 2, 63, 65, 128, 254, 255, 0 };
+
+static void gen_hl(struct vd6 *v)
+{
+	static const char *const modes[] = { "--hl-eq", "! --hl-eq", "--hl-lt", "--hl-gt" };
+
+	v->cur.hl = hls6[rnd(&v->rng, sizeof(hls6))];
+	bprintf(&v->rules, " -m hl %s %d", modes[rnd(&v->rng, 4)], v->cur.hl);
+}
+
+/* -p mh and, unless inverted, mostly -m mh with a type or a range, by number or name. */
+static void gen_mh(struct vd6 *v)
+{
+	static const char *const protos[] = { "mh", "ipv6-mh", "mobility-header", "135" };
+	static const char *const named[] = {
+		"binding-refresh-request", "hoti", "careof-test-init", "hot", "cot",
+		"binding-update", "ba", "binding-error",
+	};
+	bool inv = !rnd(&v->rng, 6);
+	unsigned int a = rnd(&v->rng, 9), b = rnd(&v->rng, 9);
+
+	bprintf(&v->rules, " %s-p %s", inv ? "! " : "", protos[rnd(&v->rng, 4)]);
+	if (inv)
+		return;
+	v->cur.proto = 135;
+	if (!rnd(&v->rng, 5))
+		return;
+	bprintf(&v->rules, " -m mh");
+	if (!rnd(&v->rng, 5))
+		return;
+	if (!rnd(&v->rng, 8))
+		a = rnd(&v->rng, 256);
+	bprintf(&v->rules, " %s--mh-type ", neg(v, 3));
+	if (a < 8 && rnd(&v->rng, 2))
+		bprintf(&v->rules, "%s", named[a]);
+	else
+		bprintf(&v->rules, "%u", a);
+	if (!rnd(&v->rng, 3))
+		bprintf(&v->rules, ":%u", a > b ? a : b);
+}
+
 /* -p and what goes with it. */
 static void gen_proto6(struct vd6 *v)
 {
@@ -283,6 +339,10 @@ static void gen_proto6(struct vd6 *v)
 	bool inv = !rnd(&v->rng, 5) && strcmp(p, "all") && strcmp(p, "0"), tcp = !strcmp(p, "tcp") || !strcmp(p, "6"),
 	     udp = !strcmp(p, "udp") || !strcmp(p, "17");
 
+	if (!rnd(&v->rng, 6)) {
+		gen_mh(v);
+		return;
+	}
 	bprintf(&v->rules, " %s-p %s", inv ? "! " : "", p);
 	if (inv)
 		return;
@@ -310,25 +370,166 @@ static void gen_proto6(struct vd6 *v)
 	}
 }
 
+/* A u32 or a range of them for --fragid / --ahspi, near what packets carry. */
+static void gen_u32_range(struct vd6 *v, const char *opt, uint32_t base, uint32_t span)
+{
+	uint32_t a = base + rnd(&v->rng, span), b = base + rnd(&v->rng, span);
+
+	if (!rnd(&v->rng, 8))
+		a = rnd(&v->rng, 2) ? 0 : 0xffffffff;
+	if (rnd(&v->rng, 2))
+		bprintf(&v->rules, " %s--%s %u", neg(v, 4), opt, a);
+	else
+		bprintf(&v->rules, " %s--%s %u:%u", neg(v, 4), opt, a < b ? a : b, a < b ? b : a);
+}
+
+/* --hbh-opts / --dst-opts: what packets' options headers hold (Pad1, PadN, type 30). */
+static void gen_opts_list(struct vd6 *v, const char *opt)
+{
+	static const uint8_t types[] = { 0, 1, 1, 30, 30 };
+	unsigned int n = 1 + rnd(&v->rng, 3), i;
+
+	bprintf(&v->rules, " --%s ", opt);
+	for (i = 0; i < n; i++) {
+		uint8_t t = types[rnd(&v->rng, sizeof(types))];
+
+		if (t && rnd(&v->rng, 2))
+			bprintf(&v->rules, "%s%u:%u", i ? "," : "", t, rnd(&v->rng, 7));
+		else
+			bprintf(&v->rules, "%s%u", i ? "," : "", t);
+	}
+}
+
+/* -m ipv6header: a set of header kinds, hard or --soft. */
+static void gen_ipv6header(struct vd6 *v)
+{
+	static const char *const kinds[] = { "hop", "dst", "route", "frag", "auth", "esp", "none",
+					     "prot" };
+	unsigned int set = rnd(&v->rng, 256) ?: 0x80, i;
+	bool first = true;
+
+	/* Mostly what packets are: one or two headers, then the protocol. */
+	if (rnd(&v->rng, 2))
+		set = (1u << rnd(&v->rng, 5)) | (rnd(&v->rng, 3) ? 0x80 : 0) |
+		      (rnd(&v->rng, 4) ? 0x01 : 1u << (5 + rnd(&v->rng, 2)));
+	bprintf(&v->rules, " -m ipv6header %s--header ", neg(v, 3));
+	for (i = 0; i < 8; i++) {
+		if (!(set & 0x80u >> i))
+			continue;
+		bprintf(&v->rules, "%s%s", first ? "" : ",", kinds[i]);
+		first = false;
+	}
+	if (rnd(&v->rng, 3))
+		bprintf(&v->rules, " --soft");
+}
+
+/* -m frag, hbh, dst, rt, ah (the extension headers ipv6_find_hdr() finds) or ipv6header. */
+static void gen_exthdr_match(struct vd6 *v)
+{
+	static const unsigned int lens[] = { 8, 16, 24, 12, 20 };
+
+	switch (rnd(&v->rng, 7)) {
+	case 5:
+	case 6:
+		gen_ipv6header(v);
+		break;
+	case 0:
+		v->cur.xh = 44;
+		bprintf(&v->rules, " -m frag");
+		if (rnd(&v->rng, 2))
+			gen_u32_range(v, "fragid", 0, 8);
+		if (!rnd(&v->rng, 4))
+			bprintf(&v->rules, " --fragres");
+		switch (rnd(&v->rng, 5)) {
+		case 0:
+			bprintf(&v->rules, " --fragfirst");
+			break;
+		case 1:
+			bprintf(&v->rules, " --fragmore");
+			break;
+		case 2:
+			bprintf(&v->rules, " --fraglast");
+			break;
+		}
+		if (!rnd(&v->rng, 4))
+			bprintf(&v->rules, " %s--fraglen %u", neg(v, 3), lens[rnd(&v->rng, 5)]);
+		break;
+	case 1:
+	case 2: {
+		const char *name = rnd(&v->rng, 2) ? "hbh" : "dst";
+		char o[16];
+
+		v->cur.xh = strcmp(name, "hbh") ? 60 : 0;
+		bprintf(&v->rules, " -m %s", name);
+		if (rnd(&v->rng, 2))
+			bprintf(&v->rules, " %s--%s-len %u", neg(v, 3), name, lens[rnd(&v->rng, 3)]);
+		if (rnd(&v->rng, 2)) {
+			snprintf(o, sizeof(o), "%s-opts", name);
+			gen_opts_list(v, o);
+		}
+		break;
+	}
+	case 3: {
+		bool zero = rnd(&v->rng, 2);
+
+		v->cur.xh = 43;
+		bprintf(&v->rules, " -m rt");
+		if (zero || rnd(&v->rng, 2))
+			bprintf(&v->rules, " %s--rt-type %u", zero ? "" : neg(v, 3), zero ? 0 : 2);
+		if (rnd(&v->rng, 2))
+			bprintf(&v->rules, " %s--rt-segsleft %s", neg(v, 4),
+				rnd(&v->rng, 2) ? "0" : rnd(&v->rng, 2) ? "0:3" : "1:9");
+		if (!rnd(&v->rng, 3))
+			bprintf(&v->rules, " %s--rt-len %u", neg(v, 3), lens[rnd(&v->rng, 3)]);
+		if (zero && !rnd(&v->rng, 3))
+			bprintf(&v->rules, " --rt-0-res");
+		if (zero && !rnd(&v->rng, 3))
+			bprintf(&v->rules, " --rt-0-addrs %s", rnd(&v->rng, 3) ? "::" : "::1");
+		break;
+	}
+	default:
+		v->cur.xh = 51;
+		bprintf(&v->rules, " -m ah");
+		if (rnd(&v->rng, 2))
+			gen_u32_range(v, "ahspi", 0x100, 0x100);
+		if (rnd(&v->rng, 2))
+			bprintf(&v->rules, " %s--ahlen %u", neg(v, 3), lens[2 + rnd(&v->rng, 3)]);
+		if (!rnd(&v->rng, 3))
+			bprintf(&v->rules, " --ahres");
+	}
+}
+
 /* @chain: 0-2 built-in (INPUT, FORWARD, OUTPUT), 3 a user chain; jumps to c@first..c@nuser-1. */
 static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int first,
 		      unsigned int nuser)
 {
+	/* An extension header match, half of them alone: packets that carry it reach more. */
+	bool xm = !rnd(&v->rng, 4), bare = xm && rnd(&v->rng, 2);
 	unsigned int k;
 
-	v->cur = (struct v6_aim){ .proto = -1, .dport = -1, .chain = chain };
+	v->cur = (struct v6_aim){ .proto = -1, .dport = -1, .chain = chain, .xh = -1 };
 	bprintf(&v->rules, "-A %s", name);
-	if (rnd(&v->rng, 2))
+	v->cur.hl = -1;
+	if (!bare && rnd(&v->rng, 2))
 		gen_addr_opt(v, "-s", &v->cur.s);
-	if (rnd(&v->rng, 2))
+	if (!bare && rnd(&v->rng, 2))
 		gen_addr_opt(v, "-d", &v->cur.d);
 	/* ip6tables refuses -i in OUTPUT and -o in INPUT. */
 	if (chain != 2 && !rnd(&v->rng, 3))
 		bprintf(&v->rules, " %s-i %s", neg(v, 4), ifaces6[rnd(&v->rng, NIFACES6)]);
 	if (chain != 0 && !rnd(&v->rng, 3))
 		bprintf(&v->rules, " %s-o %s", neg(v, 4), ifaces6[rnd(&v->rng, NIFACES6)]);
-	if (rnd(&v->rng, 3))
+	if (!bare && rnd(&v->rng, 3))
 		gen_proto6(v);
+	if (xm)
+		gen_exthdr_match(v);
+	if (!rnd(&v->rng, 6))
+		gen_hl(v);
+	/* Built-in INPUT and FORWARD only: a user chain may be reached from OUTPUT. */
+	if (chain < 2 && !rnd(&v->rng, 8)) {
+		v->cur.eui64 = true;
+		bprintf(&v->rules, " -m eui64");
+	}
 	if (!rnd(&v->rng, 12))
 		bprintf(&v->rules, " -m mark %s--mark 0x%x/0x%x", neg(v, 3), rnd(&v->rng, 2),
 			rnd(&v->rng, 2) ? 1 : 0xffffffff);
@@ -454,15 +655,39 @@ static void what(struct pkt6 *p, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* An options header (hop-by-hop, destination options) of 8 or 16 bytes: PadN only. */
+/*
+ * An options header (hop-by-hop, destination options) of 8, 16 or 24
+ * bytes: options of type 30 (unknown, "skip it") and one run of padding
+ * (Pad1, PadN) of at most 7 bytes at the end, as ip6_parse_tlv() wants.
+ */
 static unsigned int opts_hdr(struct vd6 *v, unsigned char *h)
 {
-	unsigned int len = rnd(&v->rng, 4) ? 8 : 16;
+	unsigned int len = 8 * (1 + (rnd(&v->rng, 4) ? 0 : 1 + rnd(&v->rng, 2))), at = 2, rem, l;
 
 	h[1] = len / 8 - 1;
-	h[2] = 1;		/* PadN */
-	h[3] = len - 4;
-	memset(h + 4, 0, len - 4);
+	memset(h + 2, 0, len - 2);
+	while ((rem = len - at) > 0) {
+		if (rem > 7 || (rem >= 2 && rnd(&v->rng, 2))) {
+			l = rnd(&v->rng, (rem - 2 < 9 ? rem - 2 : 9) + 1);
+			if (rem - 2 - l > 7)
+				l = rem - 2 - rnd(&v->rng, 8);
+			h[at] = 30;
+			h[at + 1] = l;
+			for (rem = 0; rem < l; rem++)
+				h[at + 2 + rem] = rnd(&v->rng, 256);
+			at += 2 + l;
+			continue;
+		}
+		if (rem >= 3 && rnd(&v->rng, 2))
+			at++;		/* Pad1, then PadN */
+		else if (rem == 1) {
+			at++;		/* Pad1 */
+			continue;
+		}
+		h[at] = 1;		/* PadN */
+		h[at + 1] = len - at - 2;
+		at = len;
+	}
 	return len;
 }
 
@@ -510,6 +735,77 @@ static unsigned int l4_hdr(struct vd6 *v, uint8_t nh, unsigned char *t, int dpor
 	}
 }
 
+/*
+ * A mobility header at @off of @p, 8 to 24 bytes as its hdrlen says, with
+ * the payload proto ip6t_mh wants (IPPROTO_NONE) or, now and then for
+ * packets T does not take itself, another one (ip6t_mh hotdrops it; T
+ * would answer it with a parameter problem were mip6 built in). Its
+ * checksum is right: T's raw socket for it checks it.
+ */
+static unsigned int mh_hdr(struct vd6 *v, unsigned char *t, bool local)
+{
+	unsigned int len = 8 * (1 + rnd(&v->rng, 3)), k;
+
+	memset(t, 0, len);
+	t[0] = local || rnd(&v->rng, 4) ? 59 : rnd(&v->rng, 2) ? 6 : rnd(&v->rng, 256);
+	t[1] = len / 8 - 1;
+	t[2] = rnd(&v->rng, 5) ? rnd(&v->rng, 9) : rnd(&v->rng, 256);
+	for (k = 6; k < len; k++)
+		t[k] = rnd(&v->rng, 4) ? 0 : rnd(&v->rng, 256);
+	return len;
+}
+
+/* Set the checksum (bytes 4-5) of the mobility header at @off of @p, up to its end. */
+static void mh_csum(struct pkt6 *p, unsigned int off)
+{
+	unsigned int len = p->len - off;
+	unsigned char *t = p->d + off, ph[8];
+	uint32_t sum;
+
+	if (len < 6)
+		return;
+	t[4] = t[5] = 0;
+	put32(ph, len);
+	put32(ph + 4, 135);
+	sum = vd_csum_add(0, p->d + 8, 32);
+	sum = vd_csum_add(sum, ph, 8);
+	put16(t + 4, vd_csum_fold(vd_csum_add(sum, t, len)));
+}
+
+/* The MACs vd_side_links() gives S's vd0p and vd1p: the source of what S sends over each. */
+static const unsigned char s_mac6[2][6] = {
+	{ 0x02, 0, 0, 0, 0, 0x10 }, { 0x02, 0, 0, 0, 0, 0x11 },
+};
+
+/*
+ * Make the interface identifier of @p's source the modified EUI-64 of the
+ * MAC it is sent with (RFC 4291: the universal/local bit flipped, ff fe in
+ * the middle), now and then of the other link's MAC, with the bit left
+ * alone or one bit off.
+ */
+static void eui64_src(struct vd6 *v, struct pkt6 *p)
+{
+	const unsigned char *mac = s_mac6[(p->path - PATH_VD0) ^ !rnd(&v->rng, 5)];
+	unsigned char *a = p->d + 16;
+	unsigned int bit;
+
+	a[0] = mac[0] ^ 0x02;
+	a[1] = mac[1];
+	a[2] = mac[2];
+	a[3] = 0xff;
+	a[4] = 0xfe;
+	memcpy(a + 5, mac + 3, 3);
+	switch (rnd(&v->rng, 8)) {
+	case 0:
+		a[0] ^= 0x02;
+		break;
+	case 1:
+		bit = rnd(&v->rng, 64);
+		a[bit / 8] ^= 0x80 >> (bit % 8);
+		break;
+	}
+}
+
 /* Spoil the checksum of the complete transport header at @off of @p (TCP, UDP, ICMPv6). */
 static void spoil_l4(struct pkt6 *p, uint8_t nh, unsigned int off)
 {
@@ -533,12 +829,13 @@ static void spoil_l4(struct pkt6 *p, uint8_t nh, unsigned int off)
 
 static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 {
-	static const uint8_t finals[] = { 6, 6, 6, 17, 17, 17, 58, 58, 59, 50, 200 };
+	static const uint8_t finals[] = { 6, 6, 6, 17, 17, 17, 58, 58, 59, 50, 200, 135 };
 	static const uint8_t exts[] = { 60, 60, 43, 51, 44, 44 };
 	unsigned char *d = p->d, *nhp;
 	unsigned int next, k, n, cut_from, l4_at, nfh = 0, fh_at[V6_MAX_EXT];
 	const struct v6_aim *aim = NULL;
 	bool local, first_frag = true;
+	int want_xh;
 	uint8_t nh;
 
 	memset(p, 0, sizeof(*p));
@@ -556,22 +853,33 @@ static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 		pick_addr(v, d + 24, p->path != PATH_OUTPUT);
 		pick_addr(v, d + 8, p->path == PATH_OUTPUT);
 	}
+	if (p->path != PATH_OUTPUT && (aim && aim->eui64 ? rnd(&v->rng, 4) : !rnd(&v->rng, 6)))
+		eui64_src(v, p);
 	local = is_local(v, d + 24);
 	if (++v->label > 0xfffff)
 		v->label = 1;
 	put32(d, 6u << 28 | v->label);
-	d[7] = 64;
+	/* Near the hop limit a rule names; T answers one it would forward with 1 or 0. */
+	d[7] = aim && aim->hl >= 0 && rnd(&v->rng, 2) ? aim->hl + (int)rnd(&v->rng, 3) - 1 :
+	       rnd(&v->rng, 8) ? hls6[rnd(&v->rng, sizeof(hls6))] : rnd(&v->rng, 256);
+	if (p->path != PATH_OUTPUT && !local && d[7] < 2)
+		d[7] = 2 + rnd(&v->rng, 3);
 	next = 40;
 	nhp = d + 6;
 	k = rnd(&v->rng, 20);
 	n = k < 9 ? 0 : k < 14 ? 1 : k < 17 ? 2 : k < 19 ? 3 + rnd(&v->rng, 2) :
 	    5 + rnd(&v->rng, V6_MAX_EXT - 4);
+	/* Aimed at a rule that looks for an extension header: mostly with it first. */
+	want_xh = aim && aim->xh >= 0 && rnd(&v->rng, 4) ? aim->xh : -1;
+	if (want_xh >= 0 && !n)
+		n = 1 + rnd(&v->rng, 2);
 	cut_from = 40;
 	for (k = 0; k < n; k++) {
 		unsigned char *h = d + next;
 
 		/* Hop-by-hop only first: T answers a later one with an ICMPv6 error. */
-		nh = !k && !rnd(&v->rng, 3) ? 0 : exts[rnd(&v->rng, sizeof(exts))];
+		nh = !k && want_xh >= 0 ? want_xh : !k && !rnd(&v->rng, 3) ? 0 :
+		     exts[rnd(&v->rng, sizeof(exts))];
 		*nhp = nh;
 		nhp = h;
 		switch (nh) {
@@ -587,12 +895,18 @@ static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 			h[2] = rnd(&v->rng, 2) ? 0 : 2;	/* type 0 or 2, no segments left */
 			h[3] = 0;
 			memset(h + 4, 0, (h[1] + 1) * 8 - 4);
+			if (!rnd(&v->rng, 4))
+				h[4 + rnd(&v->rng, 4)] = 1 + rnd(&v->rng, 255);
+			if (h[1] && !rnd(&v->rng, 3))
+				h[23] = 1;	/* the address ::1 */
 			next += (h[1] + 1) * 8;
 			what(p, "rthdr ");
 			break;
 		case 51:
 			h[1] = 1 + rnd(&v->rng, 3);	/* (len + 2) * 4 bytes */
 			h[2] = h[3] = 0;
+			if (!rnd(&v->rng, 4))
+				h[2 + rnd(&v->rng, 2)] = 1 + rnd(&v->rng, 255);
 			put32(h + 4, 0x100 + rnd(&v->rng, 0x100));
 			memset(h + 8, 0, (h[1] + 2) * 4 - 8);
 			next += (h[1] + 2) * 4;
@@ -605,7 +919,10 @@ static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 
 			h[1] = 0;
 			put16(h + 2, off << 3 | more);
-			put32(h + 4, rnd(&v->rng, 0xffffffff));
+			/* Ids near the rules' (gen_u32_range()), reserved bits now and then. */
+			put32(h + 4, rnd(&v->rng, 2) ? rnd(&v->rng, 10) : rnd(&v->rng, 0xffffffff));
+			if (!rnd(&v->rng, 6))
+				h[1] = 1 + rnd(&v->rng, 255);
 			fh_at[nfh++] = next;
 			next += 8;
 			if (off)
@@ -626,16 +943,24 @@ static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 		next += 8;
 		what(p, "%u after the fragment ", nh);
 		v->hotdrop_kind++;
+	} else if (nh == 135) {
+		next += mh_hdr(v, d + next, local);
+		what(p, "mh(proto %u, type %u)", d[l4_at], d[l4_at + 2]);
 	} else {
 		next += l4_hdr(v, nh, d + next, aim && rnd(&v->rng, 4) ? aim->dport : -1);
 		what(p, "%u", nh);
 	}
+	/* No neighbour discovery message T would take (and answer) from this. */
+	if (nh == 58 && d[7] == 255)
+		d[7] = 254;
 	n = rnd(&v->rng, 3) ? 0 : rnd(&v->rng, 17);
 	for (k = 0; k < n; k++)
 		d[next + k] = rnd(&v->rng, 256);
 	p->len = next + n;
 	if (first_frag && (nh == 6 || nh == 17 || nh == 58))
 		spoil_l4(p, nh, l4_at);
+	else if (first_frag && nh == 135)
+		mh_csum(p, l4_at);
 	/* Cut short: in an extension header or in the transport header. */
 	if (!rnd(&v->rng, 5) && next > cut_from) {
 		k = cut_from + rnd(&v->rng, next - cut_from);
@@ -778,6 +1103,8 @@ static unsigned int round6(struct vd6 *v, unsigned int round)
 	vd_round_saves(&r, "ip6tables-legacy-save -c -t filter", save, &v->rules, 64 * 1024,
 		       v->npackets);
 	v->hit_rules += vd_count_hit_with(&save[0], "");
+	for (i = 0; i < NEXT_MATCHES; i++)
+		v->ext_hits[i] += vd_count_hit_with(&save[0], ext_matches[i]);
 out:
 	return vd_round_end(&r, save, run->verbose, &v->shown);
 }
@@ -937,8 +1264,9 @@ static void mk_packet(struct vd6 *v, struct pkt6 *p, const char *src, uint8_t nh
  * The cases ip6_tables hotdrops, each once: a -p rule whose addresses match
  * drops a packet whose extension headers are cut short or that has another
  * one after a non-first fragment; the tcp and icmp6 matches drop one whose
- * header is cut short. Both sides must drop them, and count alike; with
- * other addresses the same packets are delivered.
+ * header is cut short, the mh match one cut short or whose payload proto
+ * is not NONE. Both sides must drop them, and count alike; with other
+ * addresses the same packets are delivered.
  */
 TEST_F(vd6, hotdrops)
 {
@@ -948,6 +1276,10 @@ TEST_F(vd6, hotdrops)
 	static const unsigned char icmp_cut[] = { 128, 0, 0x12, 0x34 };
 	static const unsigned char udp[] = { 0, 9, 0, 9, 0, 8, 0x12, 0x34 };
 	static const unsigned char frag_tcp[] = { 6, 0, 0, 8, 0, 0, 0, 2, 0, 1, 0, 80 };
+	/* Mobility headers of 16 bytes (hdrlen 1), binding updates (type 5). */
+	static const unsigned char mh_cut[] = { 59, 1, 5, 0 };
+	static const unsigned char mh_tcp[16] = { 6, 1, 5 };
+	static const unsigned char mh_bu[16] = { 59, 1, 5 };
 	static const struct {
 		const char *src;
 		uint8_t nh;
@@ -964,6 +1296,9 @@ TEST_F(vd6, hotdrops)
 		{ "fd00:200::2", 58, icmp_cut, sizeof(icmp_cut), OUT_DROPPED, "icmpv6 cut at 4" },
 		{ "fd00:200::2", 17, udp, sizeof(udp), OUT_LOCAL, "udp" },
 		{ "fd00:200::2", 44, frag_tcp, sizeof(frag_tcp), OUT_LOCAL, "frag(off 8) then tcp" },
+		{ "fd00:200::2", 135, mh_cut, sizeof(mh_cut), OUT_DROPPED, "mh cut at 4" },
+		{ "fd00:200::2", 135, mh_tcp, sizeof(mh_tcp), OUT_DROPPED, "mh, payload proto 6" },
+		{ "fd00:200::2", 135, mh_bu, sizeof(mh_bu), OUT_LOCAL, "mh binding update" },
 	};
 	const char *ns[2] = { self->v.side[0].t, self->v.side[1].t };
 	struct vd6 *v = &self->v;
@@ -977,12 +1312,15 @@ TEST_F(vd6, hotdrops)
 		"-A INPUT -s fd00:200::2/128 -p udp -j ACCEPT\n"
 		"-A INPUT -s fd00:200::2/128 -p tcp -m tcp --dport 80 -j ACCEPT\n"
 		"-A INPUT -s fd00:200::2/128 -p ipv6-icmp -m icmp6 --icmpv6-type 128 -j ACCEPT\n"
+		"-A INPUT -s fd00:200::2/128 -p mh -m mh --mh-type 5 -j ACCEPT\n"
 		"COMMIT\n");
 	ASSERT_TRUE(vd_restore_both(NULL, ns, &v->hd, "ip6tables-legacy-restore", v->tmp,
 				    &v->rules, 0));
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		mk_packet(v, &p, cases[i].src, cases[i].nh, cases[i].l4, cases[i].len,
 			  cases[i].what);
+		if (cases[i].nh == 135)
+			mh_csum(&p, 40);
 		send_both6(v, &p, o);
 		EXPECT_EQ(cases[i].want, o[SIDE_K]) TH_LOG("%s", cases[i].what);
 		EXPECT_EQ(o[SIDE_K], o[SIDE_H]) TH_LOG("%s", cases[i].what);
@@ -998,7 +1336,7 @@ TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
 {
 	struct vd6 *v = &self->v;
 	unsigned long max_rounds = 4 * run->want_cases / run->per_ruleset + 10;
-	unsigned int round = 0;
+	unsigned int round = 0, k;
 
 	mkdir(BPFILTER_SRCTREE "/build", 0755);
 	mkdir(BPFILTER_SRCTREE "/build/logs", 0755);
@@ -1016,9 +1354,17 @@ TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
 	vd_print_outcomes("", "ip6_tables", v->outcomes);
 	printf("# %lu rules counted packets; %lu packets cut short or with a header after a "
 	       "non-first fragment\n", v->hit_rules, v->hotdrop_kind);
+	printf("# of them with");
+	for (k = 0; k < NEXT_MATCHES; k++)
+		printf(" %s: %lu%s", ext_matches[k], v->ext_hits[k], k + 1 < NEXT_MATCHES ? "," : "\n");
 	/* A run without every kind of outcome proves less than it claims. */
 	EXPECT_TRUE(vd_every_outcome(v->outcomes));
 	EXPECT_LE(round, v->hit_rules);
+	for (k = 0; run->want_cases >= V6_DEFAULT_CASES && k < NEXT_MATCHES; k++) {
+		if (!v->ext_hits[k])
+			TH_LOG("no %s rule ever matched", ext_matches[k]);
+		EXPECT_LT(0, v->ext_hits[k]);
+	}
 	EXPECT_EQ(0, run->mismatches);
 	EXPECT_LE(run->want_cases, run->cases);
 }
