@@ -10,7 +10,11 @@
  * appended), SET_ADD_COUNTERS, GET_INFO, GET_ENTRIES, GET_REVISION_MATCH and
  * _TARGET with random names, sizes and lengths, bad pointers, and optnames
  * around the range. Half of the replaces get a correct num_counters and
- * counters buffer so that they reach the entries' validation.
+ * counters buffer so that they reach the entries' validation. A third of
+ * the calls are ip6tables' (IP6T_SO_* at SOL_IPV6 on an AF_INET6 socket,
+ * the revisions at 68 and 69): the corpus' IPv6 tables (fuzz_blob's
+ * variant bit 4 in their counters field) go there, and now and then a
+ * table of the other family.
  *
  * -U: first become uid/gid 65534 with no capabilities, then unshare a user
  * and a network namespace (root in it, CAP_NET_ADMIN over the new netns
@@ -29,6 +33,7 @@
 #include <grp.h>
 #include <netinet/in.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -58,6 +63,21 @@ static uint64_t rng;
 static unsigned long err_count[NERR];
 static unsigned long calls, oks;
 static int trace_errno;		/* -v ERRNO: report the calls that fail with it */
+
+/* Where a family's sockopts go. */
+struct fam {
+	int fd;			/* a raw socket of the family, or -1 */
+	int level;		/* SOL_IP / SOL_IPV6 */
+	int rev_match, rev_target;	/* its GET_REVISION_* optnames */
+};
+
+static struct fam fams[2] = {
+	{ -1, IPPROTO_IP, IPT_SO_GET_REVISION_MATCH, IPT_SO_GET_REVISION_TARGET },
+	{ -1, IPPROTO_IPV6, IP6T_SO_GET_REVISION_MATCH, IP6T_SO_GET_REVISION_TARGET },
+};
+
+/* fuzz_blob's variant bit in a seed's counters field: an ip6t_replace. */
+#define SEED_IPV6	16
 static const char *op_name;
 static int seed_index = -1;
 static uint8_t *buf, *ctrbuf;
@@ -179,14 +199,20 @@ static void enter_namespaces(int unpriv)
 }
 
 /* The current table's entry count: what a replace must pass as num_counters. */
-static uint32_t current_entries(int fd)
+static uint32_t current_entries(const struct fam *f)
 {
 	struct ipt_getinfo info = { .name = "filter" };
 	socklen_t len = sizeof(info);
 
-	if (getsockopt(fd, IPPROTO_IP, IPT_SO_GET_INFO, &info, &len))
+	if (getsockopt(f->fd, f->level, IPT_SO_GET_INFO, &info, &len))
 		return 4;
 	return info.num_entries;
+}
+
+/* A family for the next call: IPv4 two times in three, when IPv6 is there. */
+static const struct fam *pick_fam(void)
+{
+	return fams[1].fd >= 0 && !pick(3) ? &fams[1] : &fams[0];
 }
 
 static void mutate(uint8_t *p, size_t *len)
@@ -235,9 +261,10 @@ static void mutate(uint8_t *p, size_t *len)
 	}
 }
 
-static void fuzz_replace(int fd)
+static void fuzz_replace(void)
 {
 	struct ipt_replace *r = (struct ipt_replace *)buf;
+	const struct fam *f = &fams[0];
 	const struct seed *s;
 	size_t len;
 
@@ -248,22 +275,27 @@ static void fuzz_replace(int fd)
 	len = s->len;
 	op_name = "SET_REPLACE";
 	memcpy(buf, s->data, len);
+	/* The seed's family, mostly; its counters field says which it is. */
+	if (len >= sizeof(*r) && ((uintptr_t)r->counters & SEED_IPV6) && fams[1].fd >= 0)
+		f = &fams[1];
+	if (!pick(8))
+		f = pick_fam();
 	if (pick(8))
 		mutate(buf, &len);
 	if (len >= sizeof(*r) && pick(2)) {
 		memcpy(r->name, "filter", 7);
-		r->num_counters = current_entries(fd);
+		r->num_counters = current_entries(f);
 		r->counters = (struct xt_counters *)ctrbuf;
 	} else if (len >= sizeof(*r)) {
 		r->counters = pick(2) ? (struct xt_counters *)ctrbuf : (struct xt_counters *)16;
 	}
-	count(setsockopt(fd, IPPROTO_IP, IPT_SO_SET_REPLACE, buf, len));
+	count(setsockopt(f->fd, f->level, IPT_SO_SET_REPLACE, buf, len));
 }
 
-static void fuzz_counters(int fd)
+static void fuzz_counters(const struct fam *f)
 {
 	struct xt_counters_info *c = (struct xt_counters_info *)buf;
-	uint32_t n = pick(4) ? current_entries(fd) : interesting(64);
+	uint32_t n = pick(4) ? current_entries(f) : interesting(64);
 	size_t len;
 
 	op_name = "SET_ADD_COUNTERS";
@@ -274,7 +306,7 @@ static void fuzz_counters(int fd)
 	memset(c->counters, pick(2) ? 0 : 0xff, len - sizeof(*c));
 	if (!pick(3))
 		len = pick(len + 32);
-	count(setsockopt(fd, IPPROTO_IP, IPT_SO_SET_ADD_COUNTERS, buf, len));
+	count(setsockopt(f->fd, f->level, IPT_SO_SET_ADD_COUNTERS, buf, len));
 }
 
 static void random_name(char *name, size_t size)
@@ -295,7 +327,7 @@ static void random_name(char *name, size_t size)
 		name[pick(size)] = 0;
 }
 
-static void fuzz_get(int fd)
+static void fuzz_get(const struct fam *f)
 {
 	struct ipt_getinfo info = {};
 	struct ipt_get_entries *g = (struct ipt_get_entries *)buf;
@@ -307,7 +339,7 @@ static void fuzz_get(int fd)
 		op_name = "GET_INFO";
 		random_name(info.name, sizeof(info.name));
 		len = pick(4) ? sizeof(info) : pick(sizeof(info) + 8);
-		count(getsockopt(fd, IPPROTO_IP, IPT_SO_GET_INFO, &info, &len));
+		count(getsockopt(f->fd, f->level, IPT_SO_GET_INFO, &info, &len));
 		break;
 	case 1:
 		op_name = "GET_ENTRIES";
@@ -317,12 +349,12 @@ static void fuzz_get(int fd)
 			strcpy(g->name, "filter");
 		memcpy(info.name, "filter", 7);
 		len = sizeof(info);
-		getsockopt(fd, IPPROTO_IP, IPT_SO_GET_INFO, &info, &len);
+		getsockopt(f->fd, f->level, IPT_SO_GET_INFO, &info, &len);
 		g->size = pick(3) ? info.size : interesting(info.size);
 		len = pick(3) ? sizeof(*g) + g->size : interesting(sizeof(*g) + g->size);
 		if (len > BUF_LEN)
 			len = pick(2) ? BUF_LEN : len;
-		count(getsockopt(fd, IPPROTO_IP, IPT_SO_GET_ENTRIES,
+		count(getsockopt(f->fd, f->level, IPT_SO_GET_ENTRIES,
 				 len > BUF_LEN ? (void *)16 : (void *)g, &len));
 		break;
 	default:
@@ -330,13 +362,13 @@ static void fuzz_get(int fd)
 		random_name(rev.name, sizeof(rev.name));
 		rev.revision = pick(4) ? pick(4) : rnd();
 		len = pick(4) ? sizeof(rev) : pick(sizeof(rev) + 8);
-		count(getsockopt(fd, IPPROTO_IP, pick(2) ? IPT_SO_GET_REVISION_MATCH :
-				 IPT_SO_GET_REVISION_TARGET, &rev, &len));
+		count(getsockopt(f->fd, f->level, pick(2) ? f->rev_match : f->rev_target,
+				 &rev, &len));
 		break;
 	}
 }
 
-static void fuzz_other(int fd)
+static void fuzz_other(const struct fam *f)
 {
 	socklen_t len = pick(64);
 	int opt = 60 + pick(12);
@@ -346,15 +378,15 @@ static void fuzz_other(int fd)
 	for (i = 0; i < 64; i++)
 		buf[i] = rnd();
 	if (pick(2))
-		count(setsockopt(fd, IPPROTO_IP, opt, pick(8) ? (void *)buf : (void *)16, len));
+		count(setsockopt(f->fd, f->level, opt, pick(8) ? (void *)buf : (void *)16, len));
 	else
-		count(getsockopt(fd, IPPROTO_IP, opt, pick(8) ? (void *)buf : (void *)16, &len));
+		count(getsockopt(f->fd, f->level, opt, pick(8) ? (void *)buf : (void *)16, &len));
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long seed = 1, secs = 30;
-	int unpriv = 0, opt, fd, i;
+	int unpriv = 0, opt, i;
 	time_t end;
 
 	while ((opt = getopt(argc, argv, "Us:t:v:")) != -1) {
@@ -380,30 +412,33 @@ int main(int argc, char **argv)
 	if (!buf || !ctrbuf)
 		return 1;
 	enter_namespaces(unpriv);
-	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
-	if (fd < 0) {
+	fams[0].fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fams[0].fd < 0) {
 		perror("sockopt_fuzz: socket");
 		return 1;
 	}
+	/* A kernel without IPv6 fuzzes IPv4 only. */
+	fams[1].fd = socket(AF_INET6, SOCK_RAW, IPPROTO_RAW);
 	end = time(NULL) + secs;
 	while (time(NULL) < end) {
 		switch (pick(10)) {
 		case 0: case 1: case 2: case 3: case 4:
-			fuzz_replace(fd);
+			fuzz_replace();
 			break;
 		case 5:
-			fuzz_counters(fd);
+			fuzz_counters(pick_fam());
 			break;
 		case 6: case 7: case 8:
-			fuzz_get(fd);
+			fuzz_get(pick_fam());
 			break;
 		default:
-			fuzz_other(fd);
+			fuzz_other(pick_fam());
 			break;
 		}
 	}
-	printf("sockopt-fuzz: %lu calls, %lu ok, %lu refused (%u seeds%s)", calls, oks,
-	       calls - oks, nseeds, unpriv ? ", unprivileged" : "");
+	printf("sockopt-fuzz: %lu calls, %lu ok, %lu refused (%u seeds%s%s)", calls, oks,
+	       calls - oks, nseeds, unpriv ? ", unprivileged" : "",
+	       fams[1].fd >= 0 ? ", IPv4 and IPv6" : ", IPv4 only");
 	for (i = 0; i < NERR; i++)
 		if (err_count[i])
 			printf(" %s:%lu", i ? strerrorname_np(i) : "E?", err_count[i]);
