@@ -23,6 +23,13 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_statistic.h>
 #include <linux/netfilter_ipv6/ip6_tables.h>
+#include <linux/netfilter_ipv6/ip6t_ah.h>
+#include <linux/netfilter_ipv6/ip6t_frag.h>
+#include <linux/netfilter_ipv6/ip6t_hl.h>
+#include <linux/netfilter_ipv6/ip6t_ipv6header.h>
+#include <linux/netfilter_ipv6/ip6t_mh.h>
+#include <linux/netfilter_ipv6/ip6t_opts.h>
+#include <linux/netfilter_ipv6/ip6t_rt.h>
 
 #include "kselftest_harness.h"
 #include "abi_diff.h"
@@ -172,6 +179,14 @@ static const struct abi_scenario scenarios[] = {
 		"'-A FORWARD -p udp -m comment --comment both -m multiport ! --ports 7,8:9 -m mark ! --mark 3 -j DROP' "
 		"'-A FORWARD -m limit --limit 1/min -m statistic --mode random --probability 0.25 -j ACCEPT' "
 		"'-A OUTPUT -m statistic --mode nth ! --every 2 --packet 0 -m limit --limit 3/hour --limit-burst 1 -j ACCEPT' "
+		"'-A INPUT -m frag ! --fragid 5:9 --fragres --fragmore -j DROP' "
+		"'-A INPUT -m hbh --hbh-len 16 --hbh-opts 1:4,0,30 -j DROP' "
+		"'-A INPUT -m dst ! --dst-len 8 --dst-opts 30:2 -j DROP' "
+		"'-A INPUT -m rt --rt-type 0 ! --rt-segsleft 1:3 --rt-len 24 --rt-0-res --rt-0-addrs ::1 -j DROP' "
+		"'-A INPUT -m ah --ahspi 256:300 ! --ahlen 16 --ahres -j DROP' "
+		"'-A INPUT -m ipv6header --header hop,frag,prot --soft -j DROP' "
+		"'-A INPUT -m hl --hl-lt 5 -j DROP' "
+		"'-A INPUT -p mh -m mh ! --mh-type 1:3 -j DROP' "
 		"'COMMIT' " IP6T_RESTORE,
 		"ip6tables-legacy-save -c",
 		IP6T "-D FORWARD 1" } },
@@ -244,7 +259,108 @@ static const struct abi_match new_matches[] = {
 	ABI_MATCH("mark", struct xt_mark_mtinfo1, invert, 1, true, 0),
 	ABI_MATCH("limit", struct xt_rateinfo, burst, 0, true, 0),
 	ABI_MATCH("statistic", struct xt_statistic_info, u, 0, true, 0),
+	ABI_MATCH("frag", struct ip6t_frag, invflags, 0, false, 0),
+	ABI_MATCH("hbh", struct ip6t_opts, optsnr, 0, false, 0),
+	ABI_MATCH("dst", struct ip6t_opts, optsnr, 0, false, 0),
+	ABI_MATCH("rt", struct ip6t_rt, addrnr, 0, false, 0),
+	ABI_MATCH("ah", struct ip6t_ah, invflags, 0, false, 0),
+	ABI_MATCH("ipv6header", struct ip6t_ipv6header_info, modeflag, 0, false, 0),
+	ABI_MATCH("hl", struct ip6t_hl_info, hop_limit, 0, false, 0),
+	ABI_MATCH("mh", struct ip6t_mh, invflags, 0, false, IPPROTO_MH),
 };
+
+/* Every bit alone of the invflags at payload offset @off: the match's mask. */
+static void ext6_invflags(struct abi_mut *m, size_t off)
+{
+	unsigned int bit;
+
+	for (bit = 0; bit < 8; bit++) {
+		RESET();
+		M()->data[off] |= 1u << bit;
+		RUN("invflags|=0x%02x", 1u << bit);
+	}
+}
+
+/*
+ * The IPv6 extension matches' checkentries: invflags masks, hbh/dst's
+ * option count and NSTRICT, rt's address count and the type 0 it needs
+ * for --rt-0-*, ipv6header's hard-mode invflags, hl's modes.
+ */
+static void ext6_fields(struct abi_mut *m, const struct abi_match *nm)
+{
+	static const uint8_t counts[] = { 0, 1, 16, 17, 255 };
+	unsigned int j;
+
+	if (!strcmp(nm->name, "frag")) {
+		ext6_invflags(m, offsetof(struct ip6t_frag, invflags));
+		for (j = 0; j < 8; j++) {
+			RESET();
+			P(struct ip6t_frag)->flags = 1u << j;
+			RUN("flags 0x%02x", 1u << j);
+		}
+	} else if (!strcmp(nm->name, "hbh") || !strcmp(nm->name, "dst")) {
+		ext6_invflags(m, offsetof(struct ip6t_opts, invflags));
+		for (j = 0; j < sizeof(counts); j++) {
+			RESET();
+			P(struct ip6t_opts)->optsnr = counts[j];
+			RUN("optsnr %u", counts[j]);
+		}
+		for (j = 0; j < 8; j++) {
+			RESET();
+			P(struct ip6t_opts)->flags = 1u << j;
+			RUN("flags 0x%02x", 1u << j);
+		}
+	} else if (!strcmp(nm->name, "rt")) {
+		ext6_invflags(m, offsetof(struct ip6t_rt, invflags));
+		for (j = 0; j < sizeof(counts); j++) {
+			RESET();
+			P(struct ip6t_rt)->addrnr = counts[j];
+			RUN("addrnr %u", counts[j]);
+		}
+		for (j = 0; j < 8; j++) {
+			RESET();
+			P(struct ip6t_rt)->flags = 1u << j;
+			RUN("flags 0x%02x", 1u << j);
+		}
+		RESET();
+		P(struct ip6t_rt)->rt_type = 2;
+		RUN("--rt-0-* with --rt-type 2");
+		RESET();
+		P(struct ip6t_rt)->invflags |= IP6T_RT_INV_TYP;
+		RUN("--rt-0-* with ! --rt-type 0");
+		RESET();
+		P(struct ip6t_rt)->flags |= IP6T_RT_FST_NSTRICT;
+		RUN("--rt-0-not-strict");
+	} else if (!strcmp(nm->name, "ah")) {
+		ext6_invflags(m, offsetof(struct ip6t_ah, invflags));
+		RESET();
+		P(struct ip6t_ah)->hdrres = 0xff;
+		RUN("hdrres 0xff");
+	} else if (!strcmp(nm->name, "ipv6header")) {
+		static const uint8_t inv[] = { 0x01, 0x80, 0xff, 0xfe };
+
+		for (j = 0; j < sizeof(inv); j++) {
+			RESET();
+			P(struct ip6t_ipv6header_info)->invflags = inv[j];
+			RUN("soft, invflags 0x%02x", inv[j]);
+			RESET();
+			P(struct ip6t_ipv6header_info)->modeflag = 0;
+			P(struct ip6t_ipv6header_info)->invflags = inv[j];
+			RUN("hard, invflags 0x%02x", inv[j]);
+		}
+		RESET();
+		P(struct ip6t_ipv6header_info)->modeflag = 0xff;
+		RUN("modeflag 0xff");
+	} else if (!strcmp(nm->name, "hl")) {
+		for (j = 0; j < 8; j++) {
+			RESET();
+			P(struct ip6t_hl_info)->mode = j == 7 ? 0xff : j;
+			RUN("mode %u", j == 7 ? 0xff : j);
+		}
+	} else if (!strcmp(nm->name, "mh")) {
+		ext6_invflags(m, offsetof(struct ip6t_mh, invflags));
+	}
+}
 
 /*
  * limit: burst 0 and an avg * burst that wraps are ERANGE; credits count
@@ -300,6 +416,7 @@ static void family_match_fields(struct abi_mut *m, const struct abi_match *nm)
 		P(struct xt_statistic_info)->u.random.probability = 0x80000000;
 		RUN("random mode, probability 0.5");
 	}
+	ext6_fields(m, nm);
 }
 
 /*
