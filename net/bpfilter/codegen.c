@@ -416,23 +416,6 @@ static int xhdr_slot(uint8_t nexthdr)
 	return -1;
 }
 
-void cg_ip6_find_hdr(struct codegen *cg, uint8_t nexthdr, int reg)
-{
-	int slot = xhdr_slot(nexthdr);
-	uint32_t have = cg_new_label(cg);
-
-	if (slot < 0 || reg < BPF_REG_1 || reg > BPF_REG_5) {
-		cg->err = -EINVAL;
-		return;
-	}
-	cg_emit(cg, CG_LDX(BPF_W, reg, CG_REG_PKT, slot));
-	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, reg, 0, 0), have);
-	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_0, CG_REG_PKT, CG_OFF_XEND));
-	cg_drop_if(cg, BPF_REG_0, true);
-	cg_ja_fail(cg);
-	cg_place(cg, have);
-}
-
 void cg_read_or_hotdrop(struct codegen *cg, int reg, int dst, uint32_t len)
 {
 	if (reg != BPF_REG_4)
@@ -494,11 +477,28 @@ void cg_ip6_optlen(struct codegen *cg)
 	cg_place(cg, done);
 }
 
-void cg_ip6_ext_len(struct codegen *cg, int hdr, int off_slot, bool auth)
+void cg_ip6_ext_hdr(struct codegen *cg, uint8_t nexthdr, int dst, uint32_t len, int off_slot)
 {
-	uint32_t fits = cg_new_label(cg);
+	int slot = xhdr_slot(nexthdr);
+	uint32_t have = cg_new_label(cg), fits = cg_new_label(cg);
+	bool auth = nexthdr == IPPROTO_AH;
 
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, hdr + 1));
+	if (slot < 0) {
+		cg->err = -EINVAL;
+		return;
+	}
+	/* Where the prologue's walk first saw it; if not, how the walk ended. */
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_4, CG_REG_PKT, slot));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_4, 0, 0), have);
+	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_0, CG_REG_PKT, CG_OFF_XEND));
+	cg_drop_if(cg, BPF_REG_0, true);
+	cg_ja_fail(cg);
+	cg_place(cg, have);
+	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_4, off_slot));
+	cg_read_or_hotdrop(cg, BPF_REG_4, dst, len);
+	if (nexthdr == IPPROTO_FRAGMENT)
+		return;
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, dst + 1));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_2, auth ? 2 : 1));
 	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, auth ? 2 : 3));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, CG_REG_PKT, off_slot));
@@ -1012,7 +1012,7 @@ static void note_xhdr(struct codegen *cg)
 {
 	unsigned int i;
 
-	/* r1: the header just read, r8 its offset. */
+	/* r1: the header just read, r8 its offset; only r3 is clobbered. */
 	for (i = 0; i < sizeof(xhdr_kinds); i++) {
 		uint32_t skip = cg_new_label(cg);
 		int slot = xhdr_slot(xhdr_kinds[i]);
@@ -1065,10 +1065,8 @@ static void gen_ipv6_walk(struct codegen *cg)
 		cg_place(cg, next);
 
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
-		if (note) {
+		if (note)
 			note_xhdr(cg);
-			cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
-		}
 		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_2, CG_REG_PKT, hdr + 1));
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_FRAGMENT, 0), notfrag);
 		/* Fragment header: 8 bytes; a later fragment ends the walk (ipv6_find_hdr()). */
@@ -1555,11 +1553,14 @@ int codegen_rule_state_create(const struct table *t)
 		for (k = 0; k < t->rules[i].num_matches; k++) {
 			const struct match *m = &t->rules[i].matches[k];
 
-			if (!m->ops->state_init || state_slot(&t->rules[i], k) >= CG_STATE_PER_RULE)
+			if (!m->ops->state_init)
 				continue;
+			key = state_slot(&t->rules[i], k);
+			if (key >= CG_STATE_PER_RULE)
+				continue;
+			key += i * CG_STATE_PER_RULE;
 			memset(slot, 0, sizeof(slot));
 			m->ops->state_init(m->data, slot);
-			key = i * CG_STATE_PER_RULE + state_slot(&t->rules[i], k);
 			if (bpf_map_update_elem(fd, &key, slot, BPF_ANY)) {
 				int err = -errno;
 

@@ -486,24 +486,22 @@ uint32_t cg_needs_l4(const void *data);
 /* match_ops.needs of an IPv6 match that reads an extension header. */
 uint32_t cg_needs_ip6_ext(const void *data);
 /*
- * r@reg = the offset of the first extension header @nexthdr (IPPROTO_HOPOPTS,
- * _ROUTING, _FRAGMENT, _AH or _DSTOPTS), as ipv6_find_hdr(skb, &off,
- * @nexthdr, NULL, NULL) finds it; where that returns -ENOENT the rule
- * fails, where it returns another error the packet is dropped (hotdrop).
- */
-void cg_ip6_find_hdr(struct codegen *cg, uint8_t nexthdr, int reg);
-/*
  * Copy @len bytes of the packet at the offset in @reg to scratch + @dst,
  * as skb_header_pointer() does, or hotdrop if the packet is shorter.
  */
 void cg_read_or_hotdrop(struct codegen *cg, int reg, int dst, uint32_t len);
 /*
- * r2 = the length an extension header claims (its copy at scratch + @hdr:
- * ipv6_authlen() for @auth, else ipv6_optlen()), r3 = its offset (the u64
- * at scratch + @off_slot); hotdrop if the packet is shorter than that, as
- * "skb->len - ptr < hdrlen" does in the ip6t_* matches.
+ * The start of the ip6t_* matches that read an extension header: the
+ * first header @nexthdr (IPPROTO_HOPOPTS, _ROUTING, _FRAGMENT, _AH or
+ * _DSTOPTS) that ipv6_find_hdr(skb, &off, @nexthdr, NULL, NULL) finds
+ * (-ENOENT: the rule fails; another error: hotdrop), its offset saved as a
+ * u64 at scratch + @off_slot and its first @len bytes copied to scratch +
+ * @dst (a shorter packet: hotdrop). But for a fragment header (8 bytes,
+ * no length field), then r2 = the length the header claims (ipv6_authlen()
+ * for AH, else ipv6_optlen()), r3 = its offset, and a packet shorter than
+ * that is a hotdrop, as "skb->len - ptr < hdrlen" is in those matches.
  */
-void cg_ip6_ext_len(struct codegen *cg, int hdr, int off_slot, bool auth);
+void cg_ip6_ext_hdr(struct codegen *cg, uint8_t nexthdr, int dst, uint32_t len, int off_slot);
 /*
  * r3 = skb->head + skb->mac_header, the Ethernet header of a packet that
  * came from an Ethernet device (the rule fails otherwise). A MAC header

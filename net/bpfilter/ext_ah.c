@@ -83,10 +83,7 @@ static int ah6_gen(struct codegen *cg, const struct rule *rule, const struct mat
 	const int hdr = CG_OFF_KARG;
 
 	(void)rule;
-	cg_ip6_find_hdr(cg, IPPROTO_AH, BPF_REG_4);
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_4, hdr + 16));
-	cg_read_or_hotdrop(cg, BPF_REG_4, hdr, 12);
-	cg_ip6_ext_len(cg, hdr, hdr + 16, true);
+	cg_ip6_ext_hdr(cg, IPPROTO_AH, hdr, 12, hdr + 16);
 
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, hdr + 4));
 	cg_emit(cg, CG_BE32(BPF_REG_1));

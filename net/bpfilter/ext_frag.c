@@ -40,8 +40,7 @@ static int frag_gen(struct codegen *cg, const struct rule *rule, const struct ma
 	const int fh = CG_OFF_KARG;
 
 	(void)rule;
-	cg_ip6_find_hdr(cg, IPPROTO_FRAGMENT, BPF_REG_4);
-	cg_read_or_hotdrop(cg, BPF_REG_4, fh, 8);
+	cg_ip6_ext_hdr(cg, IPPROTO_FRAGMENT, fh, 8, fh + 8);
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, fh + 4));
 	cg_emit(cg, CG_BE32(BPF_REG_1));
 	cg_fail_unless_in(cg, BPF_REG_1, info->ids[0], info->ids[1],

@@ -99,10 +99,7 @@ static void opts_gen(struct codegen *cg, const struct match *m, uint8_t nexthdr)
 	const int oh = CG_OFF_KARG;
 	unsigned int k;
 
-	cg_ip6_find_hdr(cg, nexthdr, BPF_REG_4);
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_4, oh + 24));
-	cg_read_or_hotdrop(cg, BPF_REG_4, oh, 2);
-	cg_ip6_ext_len(cg, oh, oh + 24, false);
+	cg_ip6_ext_hdr(cg, nexthdr, oh, 2, oh + 24);
 	if (info->flags & IP6T_OPTS_LEN) {
 		bool inv = info->invflags & IP6T_OPTS_INV_LEN;
 

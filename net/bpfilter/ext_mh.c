@@ -51,10 +51,7 @@ static int mh_gen(struct codegen *cg, const struct rule *rule, const struct matc
 	(void)rule;
 	cg_first_fragment(cg, false);
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_4, CG_REG_PKT, CG_OFF_THOFF));
-	cg_read_packet(cg, hdr, MH_HDR_LEN);
-	/* skb_header_pointer() == NULL: r0 is negative. */
-	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, BPF_REG_0, 63));
-	cg_drop_if(cg, BPF_REG_0, true);
+	cg_read_or_hotdrop(cg, BPF_REG_4, hdr, MH_HDR_LEN);
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, hdr + MH_OFF_PROTO));
 	cg_emit(cg, CG_ALU64_IMM(BPF_XOR, BPF_REG_1, IPPROTO_NONE));
 	cg_drop_if(cg, BPF_REG_1, true);

@@ -81,10 +81,7 @@ static int rt_gen(struct codegen *cg, const struct rule *rule, const struct matc
 	(void)rule;
 	if (info->flags & IP6T_RT_FST_NSTRICT)
 		return cg_unsupported(cg, "rt --rt-0-not-strict");
-	cg_ip6_find_hdr(cg, IPPROTO_ROUTING, BPF_REG_4);
-	cg_emit(cg, CG_STX(BPF_DW, CG_REG_PKT, BPF_REG_4, rh + 24));
-	cg_read_or_hotdrop(cg, BPF_REG_4, rh, 4);
-	cg_ip6_ext_len(cg, rh, rh + 24, false);
+	cg_ip6_ext_hdr(cg, IPPROTO_ROUTING, rh, 4, rh + 24);
 
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, rh + 3));
 	cg_fail_unless_in(cg, BPF_REG_1, info->segsleft[0], info->segsleft[1],
