@@ -1333,13 +1333,8 @@ static void gen_prologue(struct codegen *cg)
 		gen_tcp_option_walk(cg);
 }
 
-/*
- * (addr & mask) != want over @words 32-bit words at scratch + @off,
- * inverted by @inv, fails the rule (ip_packet_match(),
- * ipv6_masked_addr_cmp()). @want, @mask: network order.
- */
-static void gen_addr(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,
-		     unsigned int words, bool inv)
+void cg_addr_masked(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,
+		    unsigned int words, bool inv)
 {
 	uint32_t w[4], m[4], differ = CG_NO_LABEL;
 	bool any = inv;
@@ -1435,8 +1430,8 @@ static void gen_ip(struct codegen *cg, const struct rule_ip *ip)
 	uint8_t inv = ip->invflags;
 
 	if (cg->table->fam != &family_ipv4) {
-		gen_addr(cg, CG_OFF_IP6 + 8, ip->src, ip->smsk, 4, inv & IPT_INV_SRCIP);
-		gen_addr(cg, CG_OFF_IP6 + 24, ip->dst, ip->dmsk, 4, inv & IPT_INV_DSTIP);
+		cg_addr_masked(cg, CG_OFF_IP6 + 8, ip->src, ip->smsk, 4, inv & IPT_INV_SRCIP);
+		cg_addr_masked(cg, CG_OFF_IP6 + 24, ip->dst, ip->dmsk, 4, inv & IPT_INV_DSTIP);
 		gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
 		gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask,
 			  inv & IPT_INV_VIA_OUT);
@@ -1444,8 +1439,8 @@ static void gen_ip(struct codegen *cg, const struct rule_ip *ip)
 			gen_ip6_proto(cg, ip);
 		return;
 	}
-	gen_addr(cg, CG_OFF_IPH + 12, ip->src, ip->smsk, 1, inv & IPT_INV_SRCIP);
-	gen_addr(cg, CG_OFF_IPH + 16, ip->dst, ip->dmsk, 1, inv & IPT_INV_DSTIP);
+	cg_addr_masked(cg, CG_OFF_IPH + 12, ip->src, ip->smsk, 1, inv & IPT_INV_SRCIP);
+	cg_addr_masked(cg, CG_OFF_IPH + 16, ip->dst, ip->dmsk, 1, inv & IPT_INV_DSTIP);
 	gen_iface(cg, CG_OFF_INDEV, ip->iniface, ip->iniface_mask, inv & IPT_INV_VIA_IN);
 	gen_iface(cg, CG_OFF_OUTDEV, ip->outiface, ip->outiface_mask, inv & IPT_INV_VIA_OUT);
 	if (ip->proto) {

@@ -59,7 +59,7 @@ struct match;
 #define CG_OFF_OPTS	96	/* 40 bytes: copy of the TCP options */
 #define CG_OFF_OPTSET	136	/* 256 bits: option kinds tcp_find_option() would see */
 #define CG_OFF_OPTST	168	/* u64: 0 OPTSET valid, else a hotdrop (bad doff, short) */
-#define CG_OFF_SETKEY	176	/* 16 bytes: key of a rule-run set lookup */
+/* 176: 16 bytes free */
 #define CG_OFF_MARK	192	/* u32: skb->mark (CG_NEED_MARK) */
 #define CG_OFF_CTSTATE	196	/* u32: conntrack state bit (CG_NEED_CT, CG_CT_*) */
 #define CG_OFF_CTINFO	200	/* u32: ctinfo, skb->_nfct & 7 (CG_NEED_CT) */
@@ -89,7 +89,8 @@ struct match;
  */
 #define CG_OFF_XHDR	596
 #define CG_OFF_XEND	616
-#define CG_SCRATCH_SIZE	624
+#define CG_OFF_SETKEY	624	/* 24 bytes: key of a rule-run set lookup (an IPv6 one: 22) */
+#define CG_SCRATCH_SIZE	648
 
 #define CG_NH_BAD	0x100u
 /* Extension headers the prologue walks; a longer chain fails closed (CG_NH_BAD). */
@@ -238,15 +239,15 @@ enum cg_fixup_kind {
  * counters and first-match order stay exact.
  */
 enum cg_set_type {
-	CG_SET_ADDR_HASH,	/* key: address (network order), all /32 */
+	CG_SET_ADDR_HASH,	/* key: address (network order), all full length */
 	CG_SET_ADDR_LPM,	/* key: u32 prefixlen, address */
 	CG_SET_PORT,		/* key: u32 port, host order */
-	CG_SET_PORT_ADDR_HASH,	/* key: u32 port (host order), address; all /32 */
+	CG_SET_PORT_ADDR_HASH,	/* key: u32 port (host order), address; all full length */
 	CG_SET_PORT_ADDR_LPM,	/* key: u32 prefixlen (16 + plen), port (big endian), address */
 };
 
 struct cg_set_elem {
-	uint32_t key;		/* address as in the packet (network order) */
+	uint8_t addr[16];	/* as in the packet; an IPv4 address in the first 4 bytes */
 	uint16_t port;		/* host order */
 	uint8_t plen;		/* prefix length of the address */
 	uint32_t index;		/* rule index */
@@ -259,6 +260,7 @@ struct cg_set {
 	enum cg_set_type type;
 	uint32_t start, len;	/* the run [start, start + len) it stands for */
 	bool addr_only;		/* only the run's addresses (see cg_gen_run()) */
+	uint8_t alen;		/* bytes of an address: 4 (IPv4) or 16 (IPv6) */
 	struct cg_set_elem *elems;
 	uint32_t n, cap;
 	int fd;			/* created by codegen_finalize(), closed by codegen_free() */
@@ -458,6 +460,13 @@ void cg_result(struct codegen *cg, uint32_t hit, bool on_hit, bool on_miss);
  * 0 and 1 invert (any other value always matches).
  */
 void cg_u32_masked(struct codegen *cg, int off, uint32_t mask, uint32_t value, uint32_t invert);
+/*
+ * Fail the rule unless (@words 32-bit words at scratch + @off) & @mask equal
+ * @want, inverted by @inv: ip_packet_match(), ipv6_masked_addr_cmp(),
+ * conntrack_addrcmp(). @want (already masked) and @mask in network order.
+ */
+void cg_addr_masked(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,
+		    unsigned int words, bool inv);
 /* Call kfunc @btf_id of bpfilter.ko (btf_info.kf_*): r1-r5 arguments, r0 result. */
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
 /* Load the program's context (struct bpf_nf_ctx *) into @reg. */

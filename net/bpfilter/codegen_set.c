@@ -24,6 +24,10 @@
  * the minimum over the chain, i.e. the first rule that matches. With a port
  * the key is the port then the address, and the prefix covers the port and
  * the address prefix.
+ *
+ * IPv6 runs fold alike, with 16-byte addresses; -p there is the protocol
+ * ipv6_find_hdr() found behind the extension headers (CG_OFF_NH), and its
+ * failure hotdrops as ip6_packet_match() does, after the addresses.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -56,14 +60,14 @@ struct run_shape {
 	int verdict;
 };
 
-/* An IPv4 range is at most 62 prefixes. */
+/* An IPv4 range is at most 62 prefixes (iprange is IPv4's alone). */
 #define RUN_MAX_PREFIXES 62
 
 /* What one rule contributes to a run: address prefixes, destination port ranges. */
 struct run_item {
 	struct run_shape shape;
 	uint8_t naddrs;		/* 1 for -s/-d or none (0.0.0.0/0), more for iprange */
-	struct { uint32_t addr; uint8_t plen; } addrs[RUN_MAX_PREFIXES];	/* network order */
+	struct { uint8_t addr[16]; uint8_t plen; } addrs[RUN_MAX_PREFIXES];	/* network order */
 	uint8_t nranges;
 	struct { uint16_t lo, hi; } ranges[XT_MULTI_PORTS];
 };
@@ -78,10 +82,12 @@ static void range_prefixes(uint32_t lo, uint32_t hi, struct run_item *it)
 
 	while (a <= hi && it->naddrs < RUN_MAX_PREFIXES) {
 		int bits = a ? __builtin_ctz((uint32_t)a) : 32;
+		uint32_t be;
 
 		while (bits && a + (1ull << bits) - 1 > hi)
 			bits--;
-		it->addrs[it->naddrs].addr = htonl((uint32_t)a);
+		be = htonl((uint32_t)a);
+		memcpy(it->addrs[it->naddrs].addr, &be, sizeof(be));
 		it->addrs[it->naddrs++].plen = 32 - bits;
 		a += 1ull << bits;
 	}
@@ -146,37 +152,46 @@ static bool zero(const void *p, size_t n)
 	return true;
 }
 
-/* Prefix length of the network-order mask @m, or -1 if it is not a prefix. */
-static int prefix_len(uint32_t m)
+/* Prefix length of the @alen-byte mask @m, or -1 if it is not a prefix. */
+static int prefix_len(const uint8_t *m, unsigned int alen)
 {
-	uint32_t h = ntohl(m);
-	int n = 0;
+	unsigned int n = 0, i;
 
-	while (n < 32 && (h & (1u << (31 - n))))
+	while (n < 8 * alen && (m[n / 8] & (0x80 >> (n % 8))))
 		n++;
-	if (n < 32 && (h << n))
-		return -1;
+	for (i = n; i < 8 * alen; i++)
+		if (m[i / 8] & (0x80 >> (i % 8)))
+			return -1;
 	return n;
 }
 
-/* The IPv4 address in the first bytes of a struct rule_ip address. */
-static uint32_t addr4(const uint8_t *a)
+/* @a with the bits past its first @plen cleared, into @out (16 bytes). */
+static void mask_addr(const uint8_t *a, unsigned int plen, uint8_t *out)
 {
-	uint32_t v;
+	unsigned int i;
 
-	memcpy(&v, a, sizeof(v));
-	return v;
+	for (i = 0; i < 16; i++) {
+		unsigned int keep = plen >= 8 * (i + 1) ? 8 : plen > 8 * i ? plen - 8 * i : 0;
+
+		out[i] = a[i] & (uint8_t)(0xff00 >> keep);
+	}
 }
 
-/* Fill @it from IPv4 rule @r; false if the rule cannot be part of a folded run. */
-static bool classify(const struct rule *r, struct run_item *it)
+/* Bytes of an address in the table's family. */
+static unsigned int addr_len(const struct table *t)
+{
+	return t->fam == &family_ipv4 ? 4 : 16;
+}
+
+/* Fill @it from rule @r of @t; false if the rule cannot be part of a folded run. */
+static bool classify(const struct table *t, const struct rule *r, struct run_item *it)
 {
 	const struct rule_ip *ip = &r->ip;
-	uint32_t src = addr4(ip->src), dst = addr4(ip->dst);
-	uint32_t smsk = addr4(ip->smsk), dmsk = addr4(ip->dmsk);
-	bool s = smsk, d = dmsk;
+	const unsigned int alen = addr_len(t);
+	bool s = !zero(ip->smsk, alen), d = !zero(ip->dmsk, alen);
 	const struct match *m = NULL;
 	unsigned int k, n = 0;
+	uint8_t masked[16];
 	int plen;
 
 	memset(it, 0, sizeof(*it));
@@ -189,18 +204,23 @@ static bool classify(const struct rule *r, struct run_item *it)
 	if ((ip->flags & ~RULE_F_PROTO) || ip->invflags || !zero(ip->iniface_mask, IFNAMSIZ) ||
 	    !zero(ip->outiface_mask, IFNAMSIZ))
 		return false;
+	/* ip6_packet_match() tests a protocol with IP6T_F_PROTO alone: -p all tests one too. */
+	if (!(ip->flags & RULE_F_PROTO) != !ip->proto)
+		return false;
 
 	/* At most one of -s / -d, a prefix mask, no address bits outside it. */
-	if ((s && d) || (!s && src) || (!d && dst))
+	if ((s && d) || (!s && !zero(ip->src, alen)) || (!d && !zero(ip->dst, alen)))
 		return false;
 	if (s || d) {
-		uint32_t a = s ? src : dst;
-		uint32_t m = s ? smsk : dmsk;
+		const uint8_t *a = s ? ip->src : ip->dst;
 
-		plen = prefix_len(m);
-		if (plen <= 0 || (a & ~m))
+		plen = prefix_len(s ? ip->smsk : ip->dmsk, alen);
+		if (plen <= 0)
 			return false;
-		it->addrs[0].addr = a;
+		mask_addr(a, plen, masked);
+		if (memcmp(masked, a, alen))
+			return false;
+		memcpy(it->addrs[0].addr, a, alen);
 		it->addrs[0].plen = plen;
 		it->shape.addr = s ? 1 : 2;
 	}
@@ -272,11 +292,10 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i)
 	struct run_item first, it;
 	uint32_t n;
 
-	/* Sets are keyed by IPv4 addresses: IPv6 rules stay rules. */
-	if (!cg->fold_min || t->fam != &family_ipv4 || !classify(&t->rules[i], &first))
+	if (!cg->fold_min || !classify(t, &t->rules[i], &first))
 		return 0;
 	for (n = 1; i + n < t->num_entries; n++)
-		if (!classify(&t->rules[i + n], &it) || !same_shape(&it.shape, &first.shape))
+		if (!classify(t, &t->rules[i + n], &it) || !same_shape(&it.shape, &first.shape))
 			break;
 	if (n < cg->fold_min)
 		return 0;
@@ -286,7 +305,8 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i)
 	return n;
 }
 
-static int set_add(struct cg_set *s, uint32_t key, uint16_t port, uint8_t plen, uint32_t index)
+static int set_add(struct cg_set *s, const uint8_t *addr, uint16_t port, uint8_t plen,
+		   uint32_t index)
 {
 	if (s->n == s->cap) {
 		uint32_t cap = s->cap ? 2 * s->cap : 64;
@@ -297,8 +317,8 @@ static int set_add(struct cg_set *s, uint32_t key, uint16_t port, uint8_t plen, 
 		s->elems = e;
 		s->cap = cap;
 	}
-	s->elems[s->n++] = (struct cg_set_elem){ .key = key, .port = port, .plen = plen,
-						 .index = index };
+	s->elems[s->n] = (struct cg_set_elem){ .port = port, .plen = plen, .index = index };
+	memcpy(s->elems[s->n++].addr, addr, s->alen);
 	return 0;
 }
 
@@ -312,7 +332,7 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 	long found = find_set(cg, i, len, addr_only);
 	struct cg_set *s;
 	struct run_item it;
-	bool all32 = true;
+	bool full = true;	/* every address a full one: a hash, not a trie */
 	uint32_t k, p, r, a;
 	int err = 0;
 
@@ -335,13 +355,14 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 	s->start = i;
 	s->len = len;
 	s->addr_only = addr_only;
+	s->alen = addr_len(cg->table);
 	for (k = i; k < i + len && !err; k++) {
-		classify(&cg->table->rules[k], &it);
+		classify(cg->table, &cg->table->rules[k], &it);
 		for (a = 0; a < it.naddrs && !err; a++) {
-			uint32_t addr = it.addrs[a].addr;
+			const uint8_t *addr = it.addrs[a].addr;
 			uint8_t plen = it.addrs[a].plen;
 
-			all32 &= !sh->addr || plen == 32;
+			full &= !sh->addr || plen == 8 * s->alen;
 			if (!sh->proto || addr_only)
 				err = set_add(s, addr, 0, plen, k);
 			for (r = 0; sh->proto && !addr_only && r < it.nranges; r++)
@@ -354,11 +375,11 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 		return err;
 	}
 	if (!sh->proto || addr_only)
-		s->type = all32 ? CG_SET_ADDR_HASH : CG_SET_ADDR_LPM;
+		s->type = full ? CG_SET_ADDR_HASH : CG_SET_ADDR_LPM;
 	else if (!sh->addr)
 		s->type = CG_SET_PORT;
 	else
-		s->type = all32 ? CG_SET_PORT_ADDR_HASH : CG_SET_PORT_ADDR_LPM;
+		s->type = full ? CG_SET_PORT_ADDR_HASH : CG_SET_PORT_ADDR_LPM;
 	*out = cg->nsets++;
 	return 0;
 }
@@ -367,19 +388,30 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
 
 int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 {
+	const bool v4 = cg->table->fam == &family_ipv4;
 	struct run_item it;
-	uint32_t set, aset, lookup;
+	uint32_t set, aset, lookup, hotdrop;
 	int addr_off, err;
 
-	if (!classify(&cg->table->rules[i], &it))
+	if (!classify(cg->table, &cg->table->rules[i], &it))
 		return -EINVAL;
 	err = build_set(cg, i, len, &it.shape, false, &set);
 	if (err)
 		return err;
-	addr_off = CG_OFF_IPH + (it.shape.addr == 2 ? 16 : 12);
+	if (v4)
+		addr_off = CG_OFF_IPH + (it.shape.addr == 2 ? 16 : 12);
+	else
+		addr_off = CG_OFF_IP6 + (it.shape.addr == 2 ? 24 : 8);
 	if (it.shape.proto) {
-		/* ip_packet_match(): -p. */
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
+		lookup = cg_new_label(cg);
+		hotdrop = cg_new_label(cg);
+		/* ip_packet_match(), ip6_packet_match(): -p; IPv6's failed walk hotdrops. */
+		if (v4) {
+			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
+		} else {
+			cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+			cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, CG_NH_BAD, 0), hotdrop);
+		}
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, it.shape.proto, 0), skip);
 		/*
 		 * tcp_mt()/udp_mt() before the ports: a first fragment with its
@@ -389,7 +421,6 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 		 * first), so with addresses in the shape, a hotdrop needs one of
 		 * the run's addresses to match.
 		 */
-		lookup = cg_new_label(cg);
 		if (it.shape.multiport) {
 			/* multiport_mt(): later fragments fail; only the 4 port bytes are needed. */
 			cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), skip);
@@ -402,6 +433,7 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 					      CG_REG_FRAG, it.shape.proto == IPPROTO_TCP ? 1 : 0, 0),
 			       skip);
 		}
+		cg_place(cg, hotdrop);
 		if (it.shape.addr) {
 			err = build_set(cg, i, len, &it.shape, true, &aset);
 			if (err)
@@ -420,21 +452,31 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 	return cg->err;
 }
 
+/* Copy @len bytes of scratch from @src to @dst in @size (BPF_W, BPF_H) pieces. */
+static void copy_scratch(struct codegen *cg, int dst, int src, unsigned int len, int size)
+{
+	const unsigned int step = size == BPF_W ? 4 : 2;
+	unsigned int b;
+
+	for (b = 0; b < len; b += step) {
+		cg_emit(cg, CG_LDX(size, BPF_REG_1, CG_REG_PKT, src + b));
+		cg_emit(cg, CG_STX(size, CG_REG_PKT, BPF_REG_1, dst + b));
+	}
+}
+
 /* Build the key of set @set from the packet and look it up: r0 = value or NULL. */
 static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 {
+	const unsigned int alen = cg->sets[set].alen;
 	const int k = CG_OFF_SETKEY;
-	int b;
 
 	switch (cg->sets[set].type) {
 	case CG_SET_ADDR_HASH:
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k));
+		copy_scratch(cg, k, addr_off, alen, BPF_W);
 		break;
 	case CG_SET_ADDR_LPM:
-		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 32));
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k + 4));
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 8 * alen));
+		copy_scratch(cg, k + 4, addr_off, alen, BPF_W);
 		break;
 	case CG_SET_PORT:
 	case CG_SET_PORT_ADDR_HASH:
@@ -443,61 +485,47 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k));
 		if (cg->sets[set].type == CG_SET_PORT)
 			break;
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, addr_off));
-		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k + 4));
+		copy_scratch(cg, k + 4, addr_off, alen, BPF_W);
 		break;
 	case CG_SET_PORT_ADDR_LPM:
-		/* prefixlen, port (big endian), address: byte stores keep the stack aligned */
-		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 48));
-		for (b = 0; b < 2; b++) {
-			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 2 + b));
-			cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, k + 4 + b));
-		}
-		for (b = 0; b < 4; b++) {
-			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, addr_off + b));
-			cg_emit(cg, CG_STX(BPF_B, CG_REG_PKT, BPF_REG_1, k + 6 + b));
-		}
+		/* prefixlen, port (big endian), address: 2-byte pieces keep accesses aligned */
+		cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, k, 16 + 8 * alen));
+		copy_scratch(cg, k + 4, CG_OFF_L4 + 2, 2, BPF_H);
+		copy_scratch(cg, k + 6, addr_off, alen, BPF_H);
 		break;
 	}
 	cg_lookup_set(cg, set, k);
 }
 
 /* Order of elements: port, prefix length, address, rule index. */
-static int cmp3(const struct cg_set_elem *x, uint16_t port, uint8_t plen, uint32_t key)
+static int cmp3(const struct cg_set_elem *x, uint16_t port, uint8_t plen, const uint8_t *addr)
 {
 	if (x->port != port)
 		return x->port < port ? -1 : 1;
 	if (x->plen != plen)
 		return x->plen < plen ? -1 : 1;
-	if (x->key != key)
-		return x->key < key ? -1 : 1;
-	return 0;
+	return memcmp(x->addr, addr, sizeof(x->addr));
 }
 
 static int cmp_elem(const void *a, const void *b)
 {
 	const struct cg_set_elem *x = a, *y = b;
-	int c = cmp3(x, y->port, y->plen, y->key);
+	int c = cmp3(x, y->port, y->plen, y->addr);
 
 	if (c)
 		return c;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static uint32_t mask_of(uint8_t plen)
-{
-	return plen ? htonl(~0u << (32 - plen)) : 0;
-}
-
-/* Index of the element (port, plen, key) in the sorted, deduplicated @e[0..n), or -1. */
+/* Index of the element (port, plen, addr) in the sorted, deduplicated @e[0..n), or -1. */
 static long find_elem(const struct cg_set_elem *e, uint32_t n, uint16_t port, uint8_t plen,
-		      uint32_t key)
+		      const uint8_t *addr)
 {
 	uint32_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		int c = cmp3(&e[mid], port, plen, key);
+		int c = cmp3(&e[mid], port, plen, addr);
 
 		if (!c)
 			return mid;
@@ -522,16 +550,20 @@ static void set_normalize(struct cg_set *s)
 	qsort(s->elems, s->n, sizeof(*s->elems), cmp_elem);
 	for (i = 0; i < s->n; i++)
 		if (!n || cmp3(&s->elems[n - 1], s->elems[i].port, s->elems[i].plen,
-			       s->elems[i].key))
+			       s->elems[i].addr))
 			s->elems[n++] = s->elems[i];
 	s->n = n;
 	if (s->type != CG_SET_ADDR_LPM && s->type != CG_SET_PORT_ADDR_LPM)
 		return;
 	for (i = 0; i < s->n; i++) {
 		struct cg_set_elem *e = &s->elems[i];
+		uint8_t shorter[16];
 
 		for (p = e->plen - 1; p > 0; p--) {
-			long a = find_elem(s->elems, i, e->port, p, e->key & mask_of(p));
+			long a;
+
+			mask_addr(e->addr, p, shorter);
+			a = find_elem(s->elems, i, e->port, p, shorter);
 
 			if (a >= 0) {
 				if (s->elems[a].index < e->index)
@@ -542,34 +574,34 @@ static void set_normalize(struct cg_set *s)
 	}
 }
 
-/* The map key of @e in a set of type @type, into @key: its size. */
-static uint32_t elem_key(enum cg_set_type type, const struct cg_set_elem *e, uint8_t *key)
+/* The map key of @e in set @s, into @key: its size (emit_lookup()'s layout). */
+static uint32_t elem_key(const struct cg_set *s, const struct cg_set_elem *e, uint8_t *key)
 {
 	uint32_t v, port = e->port;
 	uint16_t be = htons(e->port);
 
-	switch (type) {
+	switch (s->type) {
 	case CG_SET_ADDR_HASH:
-		memcpy(key, &e->key, 4);
-		return 4;
+		memcpy(key, e->addr, s->alen);
+		return s->alen;
 	case CG_SET_ADDR_LPM:
 		v = e->plen;
 		memcpy(key, &v, 4);
-		memcpy(key + 4, &e->key, 4);
-		return 8;
+		memcpy(key + 4, e->addr, s->alen);
+		return 4 + s->alen;
 	case CG_SET_PORT:
 		memcpy(key, &port, 4);
 		return 4;
 	case CG_SET_PORT_ADDR_HASH:
 		memcpy(key, &port, 4);
-		memcpy(key + 4, &e->key, 4);
-		return 8;
+		memcpy(key + 4, e->addr, s->alen);
+		return 4 + s->alen;
 	case CG_SET_PORT_ADDR_LPM:
 		v = 16 + e->plen;
 		memcpy(key, &v, 4);
 		memcpy(key + 4, &be, 2);
-		memcpy(key + 6, &e->key, 4);
-		return 10;
+		memcpy(key + 6, e->addr, s->alen);
+		return 6 + s->alen;
 	}
 	return 0;
 }
@@ -577,7 +609,7 @@ static uint32_t elem_key(enum cg_set_type type, const struct cg_set_elem *e, uin
 int codegen_sets_create(struct codegen *cg)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, lpm, .map_flags = BPF_F_NO_PREALLOC);
-	uint8_t key[16];
+	uint8_t key[24];
 	uint32_t k, i, ksz;
 
 	for (k = 0; k < cg->nsets; k++) {
@@ -588,13 +620,13 @@ int codegen_sets_create(struct codegen *cg)
 		if (s->fd >= 0)
 			continue;
 		set_normalize(s);
-		ksz = elem_key(s->type, &dummy, key);
+		ksz = elem_key(s, &dummy, key);
 		s->fd = bpf_map_create(is_lpm ? BPF_MAP_TYPE_LPM_TRIE : BPF_MAP_TYPE_HASH,
 				       "bpf_flt_set", ksz, 4, s->n ? s->n : 1, is_lpm ? &lpm : NULL);
 		if (s->fd < 0)
 			return -errno;
 		for (i = 0; i < s->n; i++) {
-			elem_key(s->type, &s->elems[i], key);
+			elem_key(s, &s->elems[i], key);
 			if (bpf_map_update_elem(s->fd, key, &s->elems[i].index, BPF_ANY))
 				return -errno;
 		}

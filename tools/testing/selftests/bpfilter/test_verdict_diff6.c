@@ -10,7 +10,11 @@
  * inversion, tcp/udp ports and ranges, --tcp-flags, --syn, icmpv6 types and
  * codes, multiport, mark, comment, hl, mh types and ranges, eui64 (INPUT
  * and FORWARD only: ip6tables refuses it elsewhere), user chains reached by
- * jumps and gotos, RETURN, ACCEPT/DROP policies) and random IPv6 packets:
+ * jumps and gotos, RETURN, ACCEPT/DROP policies, and runs of 4 to 12 rules
+ * in a built-in chain that bpfilter folds into one map lookup: -s or -d
+ * prefixes (all /128: a hash; mixed lengths, nested: an LPM trie), -p
+ * tcp/udp --dport ports or ranges, or multiport --dports, alone or with a
+ * prefix) and random IPv6 packets:
  * TCP, UDP, ICMPv6, ESP, mobility headers (payload proto NONE or not),
  * next header NONE, an unknown protocol, with varied hop limits, sources
  * whose interface identifier is (or nearly is) the EUI-64 of S's MAC on
@@ -33,7 +37,9 @@
  *    LOCAL_IN; the packet is known by its flow label, unique in the run),
  *    forwards it (seen by a packet socket in S) or drops it.
  * Outcomes must be equal, and after each ruleset ip6tables-legacy-save -c
- * of both T must print the same rules and counters.
+ * of both T must print the same rules and counters. A ruleset with a run
+ * must have left bpfilter's set maps (bpf_flt_set) behind, and with the
+ * full number of cases rules of runs must have counted packets.
  *
  * T must never send anything of its own (it would cross OUTPUT behind our
  * back, and ICMPv6 errors are rate limited, so not alike on both sides):
@@ -68,6 +74,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <bpf/bpf.h>
 
 #include "kselftest_harness.h"
 
@@ -84,6 +91,7 @@
 #define V6_MAX_SHOWN		20	/* rulesets with mismatches printed in full */
 #define V6_MAX_EXT		8	/* extension headers a packet has at most */
 #define V6_SEEN			32
+#define V6_RUN_TAG		"--comment run"	/* on most rules of a folded run */
 
 struct v6_run {
 	unsigned long seed, want_cases, cases, mismatches;
@@ -164,6 +172,10 @@ struct vd6 {
 	unsigned long hit_rules;	/* rules ip6_tables counted, all rulesets */
 	unsigned long ext_hits[NEXT_MATCHES];	/* of them, those with each of ext_matches[] */
 	unsigned long hotdrop_kind;	/* packets of the kinds ip6_tables may hotdrop */
+	bool has_run;			/* the ruleset has a run first in a chain (gen_run6()) */
+	unsigned long run_rulesets;	/* rulesets with such a run: bpfilter must fold it */
+	unsigned long folded;		/* of them, those that left set maps loaded */
+	unsigned long run_hits;		/* rules with V6_RUN_TAG ip6_tables counted */
 	unsigned long shown;
 	FILE *report;
 };
@@ -183,21 +195,31 @@ static void put_addr(struct buf *b, const struct in6_addr *a)
 
 /* Rules. */
 
-static void gen_addr_opt(struct vd6 *v, const char *opt, struct v6_addr *aim)
+/* -s/-d with a prefix of length @plen (random if negative) of an address T sees. */
+static void put_prefix(struct vd6 *v, const char *opt, const char *inv, int plen,
+		       struct v6_addr *aim)
 {
 	static const unsigned int plens[] = { 128, 128, 64, 64, 48, 32, 16, 8, 0, 96, 112, 127 };
 	struct v6_addr x;
 	unsigned int k = rnd(&v->rng, NT6 + NO6);
 
 	x.a = k < NT6 ? v->t_local[k] : v->other[k - NT6];
-	x.plen = rnd(&v->rng, 4) ? plens[rnd(&v->rng, sizeof(plens) / sizeof(plens[0]))] :
-				   rnd(&v->rng, 129);
+	if (plen >= 0)
+		x.plen = plen;
+	else
+		x.plen = rnd(&v->rng, 4) ? plens[rnd(&v->rng, sizeof(plens) / sizeof(plens[0]))] :
+					   rnd(&v->rng, 129);
 	if (v->nseen < V6_SEEN)
 		v->seen[v->nseen++] = x;
 	*aim = x;
-	bprintf(&v->rules, " %s%s ", neg(v, 4), opt);
+	bprintf(&v->rules, " %s%s ", inv, opt);
 	put_addr(&v->rules, &x.a);
 	bprintf(&v->rules, "/%u", x.plen);
+}
+
+static void gen_addr_opt(struct vd6 *v, const char *opt, struct v6_addr *aim)
+{
+	put_prefix(v, opt, neg(v, 4), -1, aim);
 }
 
 static uint16_t pick_port6(struct vd6 *v)
@@ -550,11 +572,58 @@ static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int f
 		v->aims[v->naims++] = v->cur;
 }
 
+/*
+ * A run of rules of one shape and one verdict that bpfilter folds into one
+ * map lookup (codegen_set.c): they differ in their prefix or their
+ * destination ports only. Most carry a comment, which tests nothing.
+ */
+static void gen_run6(struct vd6 *v, int chain, const char *name)
+{
+	static const char *const verdicts[] = { "ACCEPT", "DROP", "RETURN" };
+	/* A prefix alone; -p with ports alone; both; multiport, alone or with a prefix. */
+	unsigned int shape = rnd(&v->rng, 5), n = 4 + rnd(&v->rng, 9), i;
+	const char *dir = rnd(&v->rng, 2) ? "-s" : "-d", *tcp = rnd(&v->rng, 2) ? "tcp" : "udp";
+	const char *verdict = verdicts[rnd(&v->rng, 3)];
+	bool full = rnd(&v->rng, 2);	/* all /128: a hash, else an LPM trie */
+
+	for (i = 0; i < n; i++) {
+		v->cur = (struct v6_aim){ .proto = -1, .dport = -1, .chain = chain, .xh = -1,
+					  .hl = -1 };
+		bprintf(&v->rules, "-A %s", name);
+		if (shape != 1 && shape != 3)
+			put_prefix(v, dir, "", full ? 128 : 8 + rnd(&v->rng, 121),
+				   dir[1] == 's' ? &v->cur.s : &v->cur.d);
+		if (shape) {
+			uint16_t lo = pick_port6(v), width = rnd(&v->rng, 3) ? 0 : rnd(&v->rng, 40);
+
+			v->cur.proto = tcp[0] == 't' ? 6 : 17;
+			v->cur.dport = lo;
+			if (lo > 65534 - width)
+				lo = 65534 - width;
+			if (shape < 3)
+				bprintf(&v->rules, " -p %s -m %s --dport %u:%u", tcp, tcp, lo,
+					lo + width);
+			else
+				bprintf(&v->rules, " -p %s -m multiport --dports %u,%u:%u", tcp,
+					pick_port6(v), lo, lo + width + 1);
+		}
+		if (rnd(&v->rng, 4))
+			bprintf(&v->rules, " -m comment " V6_RUN_TAG);
+		bprintf(&v->rules, " -j %s\n", verdict);
+		if (v->naims < V6_MAX_AIMS)
+			v->aims[v->naims++] = v->cur;
+	}
+}
+
 static void gen_ruleset6(struct vd6 *v)
 {
 	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
 	unsigned int nuser = rnd(&v->rng, 4), c, i, n;
+	/* A third of the rulesets have a run in a built-in chain, half of them first in it. */
+	unsigned int run_chain = rnd(&v->rng, 9), run_at = rnd(&v->rng, 2) ? 0 : rnd(&v->rng, 7);
 
+	/* Code after a rule that takes every packet is never made: only a first run must fold. */
+	v->has_run = run_chain < 3 && !run_at;
 	v->rules.len = 0;
 	v->nseen = v->nports = v->naims = 0;
 	bprintf(&v->rules, "*filter\n");
@@ -564,8 +633,12 @@ static void gen_ruleset6(struct vd6 *v)
 		bprintf(&v->rules, ":c%u - [0:0]\n", c);
 	for (c = 0; c < 3; c++) {
 		n = rnd(&v->rng, 7);
-		for (i = 0; i < n; i++)
-			gen_rule6(v, c, builtin[c], 0, nuser);
+		for (i = 0; i <= n; i++) {
+			if (c == run_chain && i == (run_at < n ? run_at : n))
+				gen_run6(v, c, builtin[c]);
+			if (i < n)
+				gen_rule6(v, c, builtin[c], 0, nuser);
+		}
 	}
 	for (c = 0; c < nuser; c++) {
 		char name[8];
@@ -1074,6 +1147,30 @@ static void mismatch_header6(void *ctx, unsigned int round)
 }
 
 /* One ruleset and v->npackets packets through both sides; the number of mismatches. */
+/*
+ * bpfilter's set maps (codegen_set.c names them bpf_flt_set) loaded now: H's
+ * programs hold them while they are attached, and nothing else here makes them.
+ */
+static unsigned int count_set_maps(void)
+{
+	struct bpf_map_info info;
+	unsigned int n = 0, k;
+	__u32 id = 0;
+
+	for (k = 0; k < 100000 && !bpf_map_get_next_id(id, &id); k++) {
+		__u32 len = sizeof(info);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		if (!bpf_map_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, "bpf_flt_set"))
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
 static unsigned int round6(struct vd6 *v, unsigned int round)
 {
 	struct vd_round r = {
@@ -1088,6 +1185,14 @@ static unsigned int round6(struct vd6 *v, unsigned int round)
 	gen_ruleset6(v);
 	if (!vd_round_restore(&r, "ip6tables-legacy-restore", v->tmp, &v->rules))
 		goto out;
+	if (v->has_run) {
+		bool folded = count_set_maps() > 0;
+
+		v->run_rulesets++;
+		v->folded += folded;
+		if (!folded)
+			printf("# ruleset %u: its run was not folded:\n%s", round, v->rules.p);
+	}
 	for (i = 0; i < v->npackets; i++) {
 		enum outcome o[2];
 		struct pkt6 p;
@@ -1105,6 +1210,7 @@ static unsigned int round6(struct vd6 *v, unsigned int round)
 	v->hit_rules += vd_count_hit_with(&save[0], "");
 	for (i = 0; i < NEXT_MATCHES; i++)
 		v->ext_hits[i] += vd_count_hit_with(&save[0], ext_matches[i]);
+	v->run_hits += vd_count_hit_with(&save[0], V6_RUN_TAG);
 out:
 	return vd_round_end(&r, save, run->verbose, &v->shown);
 }
@@ -1357,6 +1463,8 @@ TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
 	printf("# of them with");
 	for (k = 0; k < NEXT_MATCHES; k++)
 		printf(" %s: %lu%s", ext_matches[k], v->ext_hits[k], k + 1 < NEXT_MATCHES ? "," : "\n");
+	printf("# %lu rulesets with a run of similar rules, %lu of them folded; %lu rules of "
+	       "runs counted packets\n", v->run_rulesets, v->folded, v->run_hits);
 	/* A run without every kind of outcome proves less than it claims. */
 	EXPECT_TRUE(vd_every_outcome(v->outcomes));
 	EXPECT_LE(round, v->hit_rules);
@@ -1365,6 +1473,10 @@ TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
 			TH_LOG("no %s rule ever matched", ext_matches[k]);
 		EXPECT_LT(0, v->ext_hits[k]);
 	}
+	/* Every run folds: each shape gen_run6() makes is one codegen_set.c folds. */
+	EXPECT_EQ(v->run_rulesets, v->folded);
+	if (run->want_cases >= V6_DEFAULT_CASES)
+		EXPECT_LT(0, v->run_hits);
 	EXPECT_EQ(0, run->mismatches);
 	EXPECT_LE(run->want_cases, run->cases);
 }
