@@ -7,7 +7,8 @@
 # got the right verdicts and counts, and the output lines have the format
 # issue 5 asks for; for the stateful shape (issue 11) also that conntrack
 # was on in every backend's namespace and the measured packets were NEW
-# ones that walked past the ESTABLISHED rule to the last one. Prints
+# ones that walked past the ESTABLISHED rule to the last one; for IPv6
+# (issue 13) the bench6 lines and the same checks. Prints
 # "# Totals: pass:P fail:F".
 set -u
 cd "$(dirname "$0")/../.."
@@ -70,6 +71,26 @@ for s in $shapes; do
 		[ "$(get "$s" "$r" iptables_path)" = ok ] && [ "$(get "$s" "$r" bpfilter_path)" = ok ]
 		ok $? "measured packets passed the ESTABLISHED rule to the last rule: shape=$s rules=$r"
 	done
+done
+
+# IPv6 (issue 13): the smoke run measures blocklist and mixed at its largest size.
+results=build/bench/run-smoke6/results.txt
+r=${sizes##* }
+for s in blocklist mixed; do
+	line=$(grep "^bench6: shape=$s rules=$r " "$out")
+	[[ "$line" =~ ^bench6:\ shape=$s\ rules=$r\ bpfilter_pps=[0-9]+\ ip6tables_pps=[0-9]+\ nft_pps=[0-9]+\ ratio=[0-9]+\.[0-9]+$ ]]
+	ok $? "bench6 line format: shape=$s rules=$r"
+	missing=
+	for k in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
+		v=$(get "$s" "$r" "$k")
+		[[ "$v" =~ $num ]] && [ "$v" -gt 0 ] || missing="$missing $k=${v:-none}"
+	done
+	[ -z "$missing" ]
+	ok $? "IPv6: every backend measured: shape=$s rules=$r${missing:+ (bad:$missing)}"
+	[ "$(get "$s" "$r" bpfilter_enforced)" = yes ]
+	ok $? "IPv6: bpfilter filters the measured path: shape=$s rules=$r"
+	[ "$(get "$s" "$r" cost_last_ok)" = ok ] && [ "$(get "$s" "$r" cost_none_ok)" = ok ]
+	ok $? "IPv6: BPF_PROG_TEST_RUN cost with right verdicts and counts: shape=$s rules=$r"
 done
 
 tap_totals

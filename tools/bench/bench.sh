@@ -7,26 +7,40 @@
 #
 #   tools/bench/bench.sh --full  [--out DIR]   (make bench: DIR = docs/)
 #   tools/bench/bench.sh --smoke [--out DIR]   (make bench-smoke: a short check)
-#   options: --shapes "blocklist portlist mixed stateful" --sizes "1 10 ..." --runs R
-#            --secs S (seconds per packet-rate run)
+#   tools/bench/bench.sh --full --family 6     (make bench6: IPv6 alone)
+#   options: --family 4|6|"4 6" (default both, IPv4 first)
+#            --shapes "blocklist portlist mixed stateful" --sizes "1 10 ..." --runs R
+#            --secs S (seconds per packet-rate run): for every family, but
+#            IPv6 runs only the shapes it has (blocklist, mixed) and, in a
+#            --smoke run of both families, only the largest size
+#            --sizes6 "N ...", --runs6 R: IPv6's own, over those
 #            --report-only: measure nothing, rewrite the report from the
-#            figures of the last run of that mode (build/bench/run-MODE/)
+#            figures of the last run of that mode (build/bench/run-MODE/,
+#            IPv6: run-MODE6/)
 #
 # Needs root. Each backend gets its own two network namespaces, bsrc-BE
-# (10.200.0.1/30) and bdst-BE (10.200.0.2/30), joined by a veth pair; nothing
-# outside them is touched. For each shape and size all backends are loaded
-# side by side (their INPUT hooks are per namespace) and then measured in
-# turns, one run each per round, so drift on a shared machine hits all alike:
+# (10.200.0.1/30; IPv6: fd00:200::1/126) and bdst-BE (10.200.0.2/30;
+# fd00:200::2/126), joined by a veth pair; nothing outside them is touched.
+# The families run one after the other; family_set() holds all they differ
+# in (addresses, commands, names of programs, lines and files). For each
+# shape and size all backends are loaded side by side (their INPUT hooks are
+# per namespace) and then measured in turns, one run each per round, so
+# drift on a shared machine hits all alike:
 #   none      no firewall
 #   iptables  stock iptables-legacy-restore against the kernel's ip_tables
-#   nft       nft -f, one nft rule per iptables rule
+#             (IPv6: ip6tables-legacy-restore, ip6_tables)
+#   nft       nft -f, one nft rule per iptables rule (IPv6: table ip6)
 #   nftset    nft -f, runs folded into sets where natural (shapes.h)
-#   bpfilter  stock iptables-legacy-restore through the LD_PRELOAD shim and
-#             bpfilter-hostd, whose helper (BPF backend) attaches in bdst-bpfilter
+#   bpfilter  stock iptables-legacy-restore (ip6tables-legacy-restore) through
+#             the LD_PRELOAD shim and bpfilter-hostd, whose helper (BPF
+#             backend) attaches in bdst-bpfilter
 # Packet rate = datagrams that passed INPUT (left in the socket, never read,
 # + dropped for a full socket buffer) per second of sending; median of
 # --runs rounds.
 # A backend that cannot load a size is reported as FAIL, not skipped.
+# Lines: "bench: shape=S rules=N bpfilter_pps=... iptables_pps=..." for IPv4,
+# "bench6: shape=S rules=N bpfilter_pps=... ip6tables_pps=..." for IPv6 (and
+# bench-mem:/bench6-mem:); the report has a section per family.
 # Shapes with conntrack rules (ct_shapes) get conntrack switched on in every
 # backend's bdst namespace, no firewall included, and bpfilter-hostd -C; the
 # state conntrack gave the measured flow is recorded as BACKEND_ct.
@@ -41,10 +55,13 @@ helper=${BPFILTER_HELPER:-$src/net/bpfilter/bpfilter_umh}
 
 mode=full
 out=
-shapes="blocklist portlist mixed"
-sizes=
-runs=
+families="4 6"
+shapes_opt=
+sizes_opt=
+runs_opt=
 secs=
+sizes6_opt=
+runs6_opt=
 backends="none iptables nft nftset bpfilter"
 # Shapes whose rules read conntrack (shapes.h).
 ct_shapes="stateful"
@@ -56,39 +73,38 @@ while [ $# -gt 0 ]; do
 	--full) mode=full ;;
 	--smoke) mode=smoke ;;
 	--out) out=$2; shift ;;
-	--shapes) shapes=$2; shift ;;
-	--sizes) sizes=$2; shift ;;
-	--runs) runs=$2; shift ;;
+	--family) families=$2; shift ;;
+	--shapes) shapes_opt=$2; shift ;;
+	--sizes) sizes_opt=$2; shift ;;
+	--runs) runs_opt=$2; shift ;;
 	--secs) secs=$2; shift ;;
+	--sizes6) sizes6_opt=$2; shift ;;
+	--runs6) runs6_opt=$2; shift ;;
 	--report-only) report_only=1 ;;
-	*) echo "usage: $0 [--full|--smoke] [--out DIR] [--shapes S] [--sizes N...] [--runs R] [--secs S]" >&2
+	*) echo "usage: $0 [--full|--smoke] [--family 4|6|\"4 6\"] [--out DIR] [--shapes S] [--sizes N...]" \
+		"[--runs R] [--secs S] [--sizes6 N...] [--runs6 R] [--report-only]" >&2
 	   exit 2 ;;
 	esac
 	shift
 done
+case "$families" in
+"4"|"6"|"4 6") ;;
+"6 4"|both) families="4 6" ;;
+*) echo "bench: --family takes 4, 6 or \"4 6\"" >&2; exit 2 ;;
+esac
 if [ "$mode" = smoke ]; then
-	sizes=${sizes:-"1 100"}
-	runs=${runs:-1}
+	sizes4_def="1 100"
+	runs4_def=1
 	secs=${secs:-0.4}
 	prog_runs=3
 	prog_ms=10
 	load_timeout=60
 else
-	sizes=${sizes:-"1 10 100 1000 10000 100000"}
-	runs=${runs:-7}
+	sizes4_def="1 10 100 1000 10000 100000"
+	runs4_def=7
 	secs=${secs:-1}
 	prog_runs=5
 	prog_ms=50
-fi
-work=$bin/run-$mode
-mkdir -p "$work"
-results=$work/results.txt
-if [ "$report_only" = 0 ]; then
-	: > "$results"
-	rm -f "$work"/*.log
-elif [ ! -s "$results" ]; then
-	echo "bench: no figures in $results to report" >&2
-	exit 1
 fi
 
 for f in "$bin/bench-gen" "$bin/bench-udp" "$bin/bench-prog" "$shim" "$hostd" "$helper"; do
@@ -102,17 +118,92 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
+# ---- families ----------------------------------------------------------------
+# family_set 4|6: everything the two families differ in, and the figures'
+# files of that family; the rest of the script only reads these variables.
+family_set() {
+	local shapes_def sizes_def runs_def s
+	fam=$1
+	case $fam in
+	4)
+		tag=			# bench: lines, run-MODE/, benchmarks.png
+		fam_name=IPv4
+		ipt_cmd=iptables-legacy	# -restore, -save: stock iptables
+		ipt_name=ip_tables	# the kernel's, in the report
+		nft_family=ip
+		src_addr=10.200.0.1 dst_addr=10.200.0.2 plen=30 nodad=
+		any_addr=0.0.0.0	# the sink's bind address
+		host_plen=32
+		append_src=192.0.2.1/32	# the timed -A's source (TEST-NET-1)
+		ct_src=$src_addr ct_dst=$dst_addr	# as /proc/net/nf_conntrack prints them
+		prog_opt=		# bench-gen and bench-prog: the family's shapes and probes
+		flt_re='^bpf_flt_'	# the ruleset programs (segments: bflt_*)
+		shapes_def="blocklist portlist mixed" fam_shapes="blocklist portlist mixed stateful"
+		sizes_def=$sizes4_def runs_def=$runs4_def
+		;;
+	6)
+		tag=6
+		fam_name=IPv6
+		ipt_cmd=ip6tables-legacy
+		ipt_name=ip6_tables
+		nft_family=ip6
+		# No DAD: the addresses are usable at once, as IPv4's are.
+		src_addr=fd00:200::1 dst_addr=fd00:200::2 plen=126 nodad=nodad
+		any_addr=::
+		host_plen=128
+		append_src=2001:db8::1/128
+		ct_src=fd00:0200:0000:0000:0000:0000:0000:0001
+		ct_dst=fd00:0200:0000:0000:0000:0000:0000:0002
+		prog_opt=-6
+		flt_re='^bpf_ip6_'
+		shapes_def="blocklist mixed" fam_shapes="blocklist mixed"
+		# After IPv4's 15 minutes, fewer sizes and rounds keep make bench
+		# within its 20.
+		if [ "$mode" = smoke ]; then
+			sizes_def=$sizes4_def runs_def=$runs4_def
+		else
+			sizes_def="1 100 10000 100000" runs_def=3
+		fi
+		;;
+	esac
+	# The shapes asked for that this family has.
+	shapes=
+	for s in ${shapes_opt:-$shapes_def}; do
+		[[ " $fam_shapes " == *" $s "* ]] && shapes="$shapes${shapes:+ }$s"
+	done
+	sizes=${sizes_opt:-$sizes_def}
+	runs=${runs_opt:-$runs_def}
+	if [ "$fam" = 6 ]; then
+		# Next to IPv4 in a smoke run, one size proves the IPv6 machinery.
+		[ "$mode" = smoke ] && [ "$families" = "4 6" ] && sizes=${sizes##* }
+		sizes=${sizes6_opt:-$sizes}
+		runs=${runs6_opt:-$runs}
+	fi
+	work=$bin/run-$mode$tag
+	results=$work/results.txt
+	sock=$work/hostd.sock
+}
+
 now() { echo "${EPOCHREALTIME/,/.}"; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 log() { echo "# $*" >&2; }
 
+# The figures of $results, also in memory: the report looks up hundreds of them.
+declare -A figs
 # Record one figure: rec SHAPE N KEY VALUE
-rec() { echo "$1 $2 $3 $4" >> "$results"; }
-# Look one up: get SHAPE N KEY (empty if absent)
-get() { awk -v s="$1" -v n="$2" -v k="$3" '$1 == s && $2 == n && $3 == k { v = $4 } END { print v }' "$results"; }
+rec() { echo "$1 $2 $3 $4" >> "$results"; figs["$1 $2 $3"]=$4; }
+# Look one up: get SHAPE N KEY (empty if absent; the last one recorded)
+get() { echo "${figs["$1 $2 $3"]:-}"; }
+# Read $results into figs (--report-only).
+load_figs() {
+	local s n k v
+	figs=()
+	while read -r s n k v _; do
+		figs["$s $n $k"]=$v
+	done < "$results"
+}
 
 hostd_pid=
-sock=$work/hostd.sock
 
 # Every backend has its own pair of namespaces, bsrc-BACKEND and bdst-BACKEND.
 net_down() {
@@ -131,13 +222,15 @@ net_up() {
 	ip netns del "$dn" 2>/dev/null
 	ip netns add "$sn" && ip netns add "$dn" || return 1
 	ip link add bench-veth0 netns "$sn" type veth peer name bench-veth1 netns "$dn" || return 1
-	ip -n "$sn" addr add 10.200.0.1/30 dev bench-veth0 &&
-	ip -n "$dn" addr add 10.200.0.2/30 dev bench-veth1 &&
+	# shellcheck disable=SC2086  # $nodad: "nodad" or no word at all
+	ip -n "$sn" addr add "$src_addr/$plen" dev bench-veth0 $nodad &&
+	ip -n "$dn" addr add "$dst_addr/$plen" dev bench-veth1 $nodad &&
 	ip -n "$sn" link set lo up && ip -n "$dn" link set lo up &&
 	ip -n "$sn" link set bench-veth0 up && ip -n "$dn" link set bench-veth1 up || return 1
-	# A static neighbour: no ARP exchange inside the measured window.
+	# A static neighbour: no ARP (IPv6: neighbour discovery) exchange
+	# inside the measured window, nor one the mixed shape's DROP policy stops.
 	mac=$(ip -n "$dn" -o link show bench-veth1 | sed -n 's/.*link\/ether \([0-9a-f:]*\).*/\1/p')
-	ip -n "$sn" neigh replace 10.200.0.2 lladdr "$mac" dev bench-veth0 nud permanent
+	ip -n "$sn" neigh replace "$dst_addr" lladdr "$mac" dev bench-veth0 nud permanent
 }
 
 # Does shape $1 need conntrack?
@@ -148,17 +241,17 @@ ct_shape() { [[ " $ct_shapes " == *" $1 "* ]]; }
 # (nf_ct_netns_get()), the chain never does. Load it after the ruleset (nft
 # rulesets start with "flush ruleset").
 ct_on() {
-	printf 'table ip bench_ct_on {\n\tchain ct_on {\n\t\tct state invalid counter\n\t}\n}\n' |
+	printf 'table %s bench_ct_on {\n\tchain ct_on {\n\t\tct state invalid counter\n\t}\n}\n' "$nft_family" |
 		ip netns exec "bdst-$1" nft -f - 2>>"$work/nft.log"
 }
 
-# What conntrack made of the measured flow (UDP 10.200.0.1 -> 10.200.0.2:5001)
+# What conntrack made of the measured flow (UDP src_addr -> dst_addr:5001)
 # in bdst-$1: "new" (only unreplied entries: every packet is NEW),
 # "established" (an entry saw a reply), "off" (no entry: conntrack off).
 ct_state() {
 	ip netns exec "bdst-$1" cat /proc/net/nf_conntrack 2>/dev/null |
-		awk 'BEGIN { st = "off" }
-		     / udp / && / src=10\.200\.0\.1 dst=10\.200\.0\.2 / && / dport=5001 / {
+		awk -v a=" src=$ct_src dst=$ct_dst " 'BEGIN { st = "off" }
+		     / udp / && index($0, a) && / dport=5001 / {
 			if (/\[UNREPLIED\]/) { if (st == "off") st = "new" } else st = "established" }
 		     END { print st }'
 }
@@ -202,7 +295,7 @@ trap 'exit 130' INT TERM
 
 helper_pid() { ps -o pid= --ppid "$hostd_pid" 2>/dev/null | awk 'NR == 1 { print $1 }'; }
 
-# iptables-legacy in bdst-$1, through the shim when $1 = bpfilter.
+# A command (the family's iptables-legacy) in bdst-$1, through the shim when $1 = bpfilter.
 ipt() {
 	local be=$1; shift
 	if [ "$be" = bpfilter ]; then
@@ -217,14 +310,18 @@ ipt() {
 pps_once() {
 	local be=$1 d=$2 rfifo rpid line passed
 	rfifo=$work/recv.out
+	# Emptied here, not by the sink's redirection: that one may run after the
+	# wait below has read the last run's "ready", and the sender would start
+	# before the sink is bound (0 passed on a busy machine).
+	: > "$rfifo"
 	ip netns exec "bdst-$be" "$bin/bench-udp" sink 5001 "$(awk -v s="$d" 'BEGIN { print s + 0.3 }')" \
-		> "$rfifo" 2>>"$work/udp.log" &
+		"$any_addr" > "$rfifo" 2>>"$work/udp.log" &
 	rpid=$!
 	for line in $(seq 50); do
 		grep -q ready "$rfifo" 2>/dev/null && break
 		sleep 0.05
 	done
-	ip netns exec "bsrc-$be" "$bin/bench-udp" send 10.200.0.2 5001 "$d" > /dev/null 2>>"$work/udp.log"
+	ip netns exec "bsrc-$be" "$bin/bench-udp" send "$dst_addr" 5001 "$d" > /dev/null 2>>"$work/udp.log"
 	wait "$rpid"
 	passed=$(sed -n 's/.*passed=\([0-9]*\).*/\1/p' "$rfifo")
 	[ -n "$passed" ] || return 1
@@ -255,7 +352,7 @@ setup_iptables() {
 	local s=$1 n=$2 t0 t1
 	net_up iptables || { rec "$s" "$n" iptables_pps FAIL; return 1; }
 	t0=$(now)
-	if ! ipt iptables iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/iptables.log"; then
+	if ! ipt iptables "$ipt_cmd-restore" < "$work/$s-$n.ipt" 2>>"$work/iptables.log"; then
 		rec "$s" "$n" iptables_pps FAIL
 		return 1
 	fi
@@ -270,7 +367,7 @@ setup_iptables() {
 path_check() {
 	local be=$1 s=$2 n=$3 v
 	ct_shape "$s" || return 0
-	v=$(ipt "$be" iptables-legacy-save -c -t filter 2>>"$work/$be.log" |
+	v=$(ipt "$be" "$ipt_cmd-save" -c -t filter 2>>"$work/$be.log" |
 		awk '/^\[[0-9]+:[0-9]+\] -A INPUT / { split(substr($1, 2), c, ":")
 			if (!rules++ && / RELATED,ESTABLISHED /) est = c[1] + 0
 			last = c[1] + 0 }
@@ -284,7 +381,7 @@ finish_append() {
 	local be=$1 s=$2 n=$3 t0
 	path_check "$be" "$s" "$n"
 	t0=$(now)
-	ipt "$be" iptables-legacy -A INPUT -s 192.0.2.1/32 -j DROP 2>>"$work/$be.log" &&
+	ipt "$be" "$ipt_cmd" -A INPUT -s "$append_src" -j DROP 2>>"$work/$be.log" &&
 		rec "$s" "$n" "${be}_append_s" "$(elapsed "$t0" "$(now)")"
 }
 finish_iptables() { finish_append iptables "$@"; }
@@ -311,8 +408,8 @@ setup_bpfilter() {
 		return 1
 	fi
 	t0=$(now)
-	if ! ipt bpfilter iptables-legacy-restore < "$work/$s-$n.ipt" 2>>"$work/bpfilter.log"; then
-		log "bpfilter: $s $n: iptables-legacy-restore failed (see $work/bpfilter.log)"
+	if ! ipt bpfilter "$ipt_cmd-restore" < "$work/$s-$n.ipt" 2>>"$work/bpfilter.log"; then
+		log "bpfilter: $s $n: $ipt_cmd-restore failed (see $work/bpfilter.log)"
 		rec "$s" "$n" bpfilter_pps FAIL
 		rec "$s" "$n" bpfilter_restore_s FAIL
 		hostd_stop
@@ -324,10 +421,11 @@ setup_bpfilter() {
 		rec "$s" "$n" helper_hwm_kb "$(awk '/^VmHWM:/ { print $2 }' "/proc/$hp/status")"
 		# The table's entries, as ip_tables counts them: rules, policies, two per
 		# user chain (its head and its RETURN) and the final ERROR entry.
-		entries=$(ipt bpfilter iptables-legacy -S 2>>"$work/bpfilter.log" |
+		entries=$(ipt bpfilter "$ipt_cmd" -S 2>>"$work/bpfilter.log" |
 			awk '/^-A/ { a++ } /^-P/ { p++ } /^-N/ { c++ } END { print a + p + 2 * c + 1 }')
-		if "$bin/bench-prog" -p "$hp" -s "$s" -n "$n" -e "$entries" -r "$prog_runs" -t "$prog_ms" \
-				> "$work/prog-$s-$n.txt" 2>>"$work/bpfilter.log"; then
+		# shellcheck disable=SC2086  # $prog_opt: "-6" or no word at all
+		if "$bin/bench-prog" $prog_opt -p "$hp" -s "$s" -n "$n" -e "$entries" -r "$prog_runs" \
+				-t "$prog_ms" > "$work/prog-$s-$n.txt" 2>>"$work/bpfilter.log"; then
 			rec "$s" "$n" prog_ok yes
 		else
 			rec "$s" "$n" prog_ok no
@@ -345,8 +443,9 @@ setup_bpfilter() {
 				done ;;
 			esac
 		done < "$work/prog-$s-$n.txt"
-		awk '/^prog:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
-			      if (f["name"] ~ /^bpf_flt_/) { insns += f["insns"]; jited += f["jited_bytes"] } }
+		# The ruleset programs and their segments (the helper holds one family's).
+		awk -v re="$flt_re" '/^prog:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+			      if (f["name"] ~ re || f["name"] ~ /^bflt_/) { insns += f["insns"]; jited += f["jited_bytes"] } }
 		     /^map:/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
 			      maps = maps (maps ? "," : "") f["name"] ":" f["max_entries"] }
 		     END { printf "%d %d %s\n", insns, jited, maps ? maps : "-" }' \
@@ -362,7 +461,7 @@ finish_bpfilter() {
 	local s=$1 n=$2
 	finish_append bpfilter "$s" "$n"
 	# Prove the measured path is filtered: a rule dropping the sender stops the traffic.
-	if ipt bpfilter iptables-legacy -I INPUT 1 -s 10.200.0.1/32 -j DROP 2>>"$work/bpfilter.log"; then
+	if ipt bpfilter "$ipt_cmd" -I INPUT 1 -s "$src_addr/$host_plen" -j DROP 2>>"$work/bpfilter.log"; then
 		if delivered_any bpfilter; then
 			rec "$s" "$n" bpfilter_enforced no
 		else
@@ -383,14 +482,21 @@ bpf_check() {
 	if [ "$v" = "$e" ] && [ "$c" != no ]; then echo ok; else echo "wrong(verdict=$v,expect=$e,counted=$c)"; fi
 }
 
-if [ "$report_only" = 0 ]; then
+# Measure every shape and size of the family family_set() chose, into $results.
+measure() {
+	local s n be r loaded start_all
+	: > "$results"
+	figs=()
+	rm -f "$work"/*.log
 	start_all=$(now)
-	log "bench: mode=$mode shapes=[$shapes] sizes=[$sizes] runs=$runs secs=$secs kernel=$(uname -r)"
+	log "bench: family=$fam_name mode=$mode shapes=[$shapes] sizes=[$sizes] runs=$runs secs=$secs" \
+	    "kernel=$(uname -r)"
 	for s in $shapes; do
 		for n in $sizes; do
-			"$bin/bench-gen" "$s" "$n" iptables > "$work/$s-$n.ipt" &&
-			"$bin/bench-gen" "$s" "$n" nft > "$work/$s-$n.nft" &&
-			"$bin/bench-gen" "$s" "$n" nft-set > "$work/$s-$n.nftset" || exit 1
+			# shellcheck disable=SC2086  # $prog_opt: "-6" or no word at all
+			"$bin/bench-gen" $prog_opt "$s" "$n" iptables > "$work/$s-$n.ipt" &&
+			"$bin/bench-gen" $prog_opt "$s" "$n" nft > "$work/$s-$n.nft" &&
+			"$bin/bench-gen" $prog_opt "$s" "$n" nft-set > "$work/$s-$n.nftset" || exit 1
 			# Every backend loaded side by side, each in its own namespaces...
 			loaded=
 			for be in $backends; do
@@ -426,29 +532,35 @@ if [ "$report_only" = 0 ]; then
 			rm -f "$work/$s-$n.ipt" "$work/$s-$n.nft" "$work/$s-$n.nftset"
 		done
 	done
-	total_s=$(elapsed "$start_all" "$(now)")
-	rec _ _ total_s "$total_s"
-fi
-total_s=$(get _ _ total_s)
+	rec _ _ total_s "$(elapsed "$start_all" "$(now)")"
+}
 
 # ---- report -----------------------------------------------------------------
 fmt() { if [ -z "$1" ]; then echo "-"; else echo "$1"; fi; }
-mib() { awk -v a="$1" 'BEGIN { if (a ~ /^[0-9]+$/) printf "%.3f", a / 1048576; else print "-" }'; }
+# Without a figure these answer without awk: most rows of a smoke report
+# have none, and hundreds of awk runs took seconds on a busy machine.
+mib() {
+	[[ $1 =~ ^[0-9]+$ ]] || { echo -; return; }
+	awk -v a="$1" 'BEGIN { printf "%.3f", a / 1048576 }'
+}
 ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN { if (a ~ /^[0-9]+$/ && b ~ /^[0-9]+$/ && b > 0)
-		printf "%.2f", a / b; else print "n/a" }'
+	[[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]] || { echo n/a; return; }
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'
 }
 
 # One row of the targets table: row TEXT FIGURE VERDICT
 row() { echo "| $1 | $2 | $3 |"; }
 # verdict of "a <= b" (or >= with $3 = ge) on numbers, "no figure" otherwise
 cmp_row() {
+	if [ "$1" = FAIL ]; then echo "**no** (FAIL)"; return; fi
+	[[ $1 =~ ^[0-9.]+$ && $2 =~ ^[0-9.]+$ ]] || { echo "no figure"; return; }
 	awk -v a="$1" -v b="$2" -v op="$3" 'BEGIN {
-		if (a == "FAIL") { print "**no** (FAIL)"; exit }
-		if (a !~ /^[0-9.]+$/ || b !~ /^[0-9.]+$/) { print "no figure"; exit }
 		ok = (op == "ge") ? (a + 0 >= b + 0) : (a + 0 <= b + 0); print ok ? "yes" : "**no**" }'
 }
-mul() { awk -v a="$1" -v m="$2" 'BEGIN { if (a ~ /^[0-9.]+$/) printf "%.3f", a * m; else print "n/a" }'; }
+mul() {
+	[[ $1 =~ ^[0-9.]+$ ]] || { echo n/a; return; }
+	awk -v a="$1" -v m="$2" 'BEGIN { printf "%.3f", a * m }'
+}
 
 targets() {
 	local s n c1 c bp ip no
@@ -462,10 +574,10 @@ targets() {
 	for s in $shapes; do
 		for n in $sizes; do
 			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
-			row "packet rate >= ip_tables, $s $n" "$(fmt "$bp") vs $(fmt "$ip")" "$(cmp_row "$bp" "$ip" ge)"
+			row "packet rate >= $ipt_name, $s $n" "$(fmt "$bp") vs $(fmt "$ip")" "$(cmp_row "$bp" "$ip" ge)"
 		done
 		bp=$(get "$s" 10000 bpfilter_pps); ip=$(get "$s" 10000 iptables_pps)
-		row "packet rate >= 5x ip_tables, $s 10000" "$(fmt "$bp") vs 5 x $(fmt "$ip")" \
+		row "packet rate >= 5x $ipt_name, $s 10000" "$(fmt "$bp") vs 5 x $(fmt "$ip")" \
 		    "$(cmp_row "$bp" "$(mul "$ip" 5)" ge)"
 		if [ "$s" != mixed ]; then
 			no=$(get "$s" 10000 none_pps)
@@ -482,7 +594,7 @@ targets() {
 		row "bpfilter -A on $s 10000 < 0.5 s" "$(fmt "$c") s" "$(cmp_row "$c" 0.5 le)"
 		for n in 1000 10000 100000; do
 			c=$(get "$s" "$n" mem_ratio); c1=$(get "$s" "$n" mem_cpus128_ratio)
-			row "counter memory <= 1.5x ip_tables (issue 15), $s $n, here / 128 CPUs" \
+			row "counter memory <= 1.5x $ipt_name (issue 15), $s $n, here / 128 CPUs" \
 			    "$(fmt "$c") / $(fmt "$c1")" \
 			    "$(cmp_row "$c" 1.5 le) / $(cmp_row "$c1" 1.5 le)"
 		done
@@ -501,7 +613,7 @@ ct_col() {
 	if [ "$same" = 1 ]; then echo "$first"; else echo "$all"; fi
 }
 
-# The path column: ip_tables/bpfilter path_check results, "-" for other shapes.
+# The path column: ip_tables (ip6_tables)/bpfilter path_check results, "-" for other shapes.
 path_col() {
 	ct_shape "$1" || { echo -; return; }
 	echo "$(fmt "$(get "$1" "$2" iptables_path)")/$(fmt "$(get "$1" "$2" bpfilter_path)")"
@@ -509,19 +621,19 @@ path_col() {
 
 report() {
 	local s n bp ip nf ns no c1l c1n r
-	echo "Kernel $(uname -r), $(nproc) CPUs, mode $mode: packet rates are the median of $runs" \
+	echo "$fam_name. Kernel $(uname -r), $(nproc) CPUs, mode $mode: packet rates are the median of $runs" \
 	     "round(s) of ${secs}s per backend (backends in turns), BPF cost median of $prog_runs" \
-	     "BPF_PROG_TEST_RUN calls; whole run ${total_s}s."
+	     "BPF_PROG_TEST_RUN calls; whole run $(get _ _ total_s)s."
 	echo
-	echo "### End-to-end packet rate (UDP datagrams/s that passed INPUT)"
+	echo "### End-to-end packet rate (UDP datagrams/s that passed INPUT), $fam_name"
 	echo
 	echo "Conntrack: the state conntrack gave the measured flow in the receiving"
 	echo "namespaces (\"off\": conntrack not running there; \"new\": on in every"
 	echo "backend, no firewall included, and the flow never answered, so each packet"
-	echo "is NEW). Path: the ip_tables and bpfilter counters of a conntrack shape"
+	echo "is NEW). Path: the $ipt_name and bpfilter counters of a conntrack shape"
 	echo "(first rule RELATED,ESTABLISHED: none of the packets; last rule: all)."
 	echo
-	echo "| shape | rules | no firewall | ip_tables | nft (rules) | nft (set) | bpfilter | bpfilter / ip_tables | bpfilter / nft (rules) | bpfilter / nft (set) | bpfilter / no firewall | bpfilter enforced | conntrack | path |"
+	echo "| shape | rules | no firewall | $ipt_name | nft (rules) | nft (set) | bpfilter | bpfilter / $ipt_name | bpfilter / nft (rules) | bpfilter / nft (set) | bpfilter / no firewall | bpfilter enforced | conntrack | path |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
 	for s in $shapes; do
 		for n in $sizes; do
@@ -534,7 +646,7 @@ report() {
 		done
 	done
 	echo
-	echo "### Per-packet cost of bpfilter's INPUT program (BPF_PROG_TEST_RUN, ns/packet)"
+	echo "### Per-packet cost of bpfilter's INPUT program (BPF_PROG_TEST_RUN, ns/packet), $fam_name"
 	echo
 	echo "| shape | rules | matches last rule | matches none | last / 1-rule | none / 1-rule | checked |"
 	echo "|---|---:|---:|---:|---:|---:|---|"
@@ -548,9 +660,9 @@ report() {
 		done
 	done
 	echo
-	echo "### Control plane"
+	echo "### Control plane, $fam_name"
 	echo
-	echo "| shape | rules | ip_tables restore (s) | bpfilter restore (s) | ip_tables -A (s) | bpfilter -A (s) | nft -f rules / set (s) | helper VmHWM (kB) | INPUT+FORWARD+OUTPUT insns | jited bytes | maps (name:entries) |"
+	echo "| shape | rules | $ipt_name restore (s) | bpfilter restore (s) | $ipt_name -A (s) | bpfilter -A (s) | nft -f rules / set (s) | helper VmHWM (kB) | INPUT+FORWARD+OUTPUT insns | jited bytes | maps (name:entries) |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	for s in $shapes; do
 		for n in $sizes; do
@@ -562,13 +674,13 @@ report() {
 		done
 	done
 	echo
-	echo "### Counter and map memory"
+	echo "### Counter and map memory, $fam_name"
 	echo
-	echo "bpfilter's counters map against ip_tables' per-CPU counters (16 bytes per entry"
+	echo "bpfilter's counters map against $ipt_name' per-CPU counters (16 bytes per entry"
 	echo "per possible CPU), on this machine and computed for 128 CPUs; maps: what the"
 	echo "kernel charges for all the helper's maps of the namespace (memlock), MiB."
 	echo
-	echo "| shape | rules | entries | CPUs | bpfilter counters (MiB) | ip_tables counters (MiB) | ratio | maps (MiB) | 128 CPUs: bpfilter counters | ip_tables counters | ratio | maps |"
+	echo "| shape | rules | entries | CPUs | bpfilter counters (MiB) | $ipt_name counters (MiB) | ratio | maps (MiB) | 128 CPUs: bpfilter counters | $ipt_name counters | ratio | maps |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	for s in $shapes; do
 		for n in $sizes; do
@@ -580,13 +692,13 @@ report() {
 		done
 	done
 	echo
-	echo "### Issue 5 targets, judged on this run's figures"
+	echo "### Issue 5 targets, judged on this run's $fam_name figures"
 	echo
 	echo "| target | figure | met |"
 	echo "|---|---|---|"
 	targets
 	echo
-	echo "### What bpfilter logged when a size failed (hostd/helper stderr, counted)"
+	echo "### What bpfilter logged when a size failed (hostd/helper stderr, counted), $fam_name"
 	echo
 	echo '```'
 	cat "$work/hostd.log" "$work/bpfilter.log" 2>/dev/null |
@@ -594,19 +706,20 @@ report() {
 	echo '```'
 }
 
+# bench: lines (IPv6: bench6:, with ip6tables_pps=).
 bench_lines() {
 	local s n bp ip
 	for s in $shapes; do
 		for n in $sizes; do
 			bp=$(get "$s" "$n" bpfilter_pps); ip=$(get "$s" "$n" iptables_pps)
-			echo "bench: shape=$s rules=$n bpfilter_pps=$(fmt "$bp") iptables_pps=$(fmt "$ip")" \
+			echo "bench$tag: shape=$s rules=$n bpfilter_pps=$(fmt "$bp") ${ipt_cmd%-legacy}_pps=$(fmt "$ip")" \
 			     "nft_pps=$(fmt "$(get "$s" "$n" nft_pps)") ratio=$(ratio "$bp" "$ip")"
 		done
 	done
 	for s in $shapes; do
 		for n in $sizes; do
-			echo "bench-mem: shape=$s rules=$n counters_bytes=$(fmt "$(get "$s" "$n" mem_counters)")" \
-			     "iptables_counters_bytes=$(fmt "$(get "$s" "$n" mem_iptables_counters)")" \
+			echo "bench$tag-mem: shape=$s rules=$n counters_bytes=$(fmt "$(get "$s" "$n" mem_counters)")" \
+			     "${ipt_cmd%-legacy}_counters_bytes=$(fmt "$(get "$s" "$n" mem_iptables_counters)")" \
 			     "ratio=$(fmt "$(get "$s" "$n" mem_ratio)") maps_bytes=$(fmt "$(get "$s" "$n" mem_maps)")" \
 			     "cpus128_ratio=$(fmt "$(get "$s" "$n" mem_cpus128_ratio)")"
 		done
@@ -633,13 +746,13 @@ plot() {
 	{
 		echo "set terminal pngcairo size 1500,500 font ',10'"
 		echo "set output '$png'"
-		echo "set multiplot layout 1,$(echo $shapes | wc -w) title 'bpfilter benchmark, kernel $(uname -r): UDP packets/s through INPUT vs rules'"
+		echo "set multiplot layout 1,$(echo $shapes | wc -w) title 'bpfilter benchmark, kernel $(uname -r), $fam_name: UDP packets/s through INPUT vs rules'"
 		echo "set logscale xy; set grid; set xlabel 'rules'; set ylabel 'packets/s'; set key bottom left"
 		local i=0
 		for s in $shapes; do
 			echo "set title '$s'"
 			echo "plot '$dat' index $i using 1:2 with linespoints title 'no firewall'," \
-			     "'' index $i using 1:3 with linespoints title 'ip\\_tables'," \
+			     "'' index $i using 1:3 with linespoints title '${ipt_name//_/\\_}'," \
 			     "'' index $i using 1:4 with linespoints title 'nft rules'," \
 			     "'' index $i using 1:5 with linespoints title 'nft set'," \
 			     "'' index $i using 1:6 with linespoints lw 2 title 'bpfilter'"
@@ -649,15 +762,41 @@ plot() {
 	} | gnuplot 2>>"$work/gnuplot.log"
 }
 
-report > "$work/report.md"
-cat "$work/report.md"
-echo
-bench_lines | tee "$work/bench-lines.txt"
-plot "$work/benchmarks.png" || true
+# The report, lines and plot of the family family_set() chose, from its $results.
+report_family() {
+	report > "$work/report.md"
+	cat "$work/report.md"
+	echo
+	bench_lines | tee "$work/bench-lines.txt"
+	plot "$work/benchmarks$tag.png" || true
+}
 
+for fam in $families; do
+	family_set "$fam"
+	if [ -z "$shapes" ]; then
+		log "bench: $fam_name has none of the shapes [${shapes_opt:-}]: skipped"
+		continue
+	fi
+	mkdir -p "$work"
+	if [ "$report_only" = 0 ]; then
+		measure
+	elif [ -s "$results" ]; then
+		load_figs
+	else
+		log "bench: no figures in $results: $fam_name not reported"
+		continue
+	fi
+	report_family
+	reported="${reported:-}${reported:+ }$fam"
+	log "raw figures: $results"
+done
+
+if [ -z "${reported:-}" ]; then
+	echo "bench: nothing measured or reported" >&2
+	exit 1
+fi
 if [ -n "$out" ]; then
 	mkdir -p "$out"
-	cp "$work/benchmarks.png" "$out/benchmarks.png" 2>/dev/null
 	{
 		echo "# bpfilter benchmarks"
 		echo
@@ -669,17 +808,20 @@ if [ -n "$out" ]; then
 		echo '```'
 		echo
 		cat "$here/METHOD.md"
-		echo
-		echo "## Results"
-		echo
-		cat "$work/report.md"
-		echo
-		echo "![packets/s against rules](benchmarks.png)"
-		echo
-		echo '```'
-		cat "$work/bench-lines.txt"
-		echo '```'
+		for fam in $reported; do
+			family_set "$fam"
+			cp "$work/benchmarks$tag.png" "$out/benchmarks$tag.png" 2>/dev/null
+			echo
+			if [ "$fam" = 4 ]; then echo "## Results"; else echo "## Results, $fam_name"; fi
+			echo
+			cat "$work/report.md"
+			echo
+			echo "![packets/s against rules, $fam_name](benchmarks$tag.png)"
+			echo
+			echo '```'
+			cat "$work/bench-lines.txt"
+			echo '```'
+		done
 	} > "$out/benchmarks.md"
-	log "wrote $out/benchmarks.md and $out/benchmarks.png"
+	log "wrote $out/benchmarks.md and its plots"
 fi
-log "raw figures: $results"

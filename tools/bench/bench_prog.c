@@ -3,7 +3,7 @@
  * bench-prog: sizes and per-packet cost of the BPF programs a bpfilter
  * helper generated.
  *
- *   bench-prog -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]
+ *   bench-prog [-6] -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]
  *
  * The programs are found through the helper's own file descriptors
  * (/proc/PID/fdinfo: prog_id / map_id), so the figures are those of the
@@ -18,7 +18,10 @@
  * per-run average (repeat chosen so that one call lasts about MS ms). The
  * program run is the INPUT dispatcher ("bpfilter_in", which tail-calls the
  * ruleset program, as a real packet does) or, without one, the ruleset
- * program "bpf_flt_INPUT". counted=yes when the counters map shows exactly
+ * program "bpf_flt_INPUT". With -6 the probes are the shape's IPv6 packets,
+ * run at NFPROTO_IPV6 through the IPv6 table's programs ("bpfilter6_in",
+ * "bpf_ip6_INPUT"); the helper should then hold no IPv4 table, whose
+ * counters map has the same name. counted=yes when the counters map shows exactly
  * one count per run on the entry that must decide the packet, no when not,
  * n/a when there is no counters map. Exit 1 if a wrong verdict or count is
  * seen: a fast wrong program is not a result.
@@ -32,6 +35,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
+#include <linux/if_ether.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <bpf/bpf.h>
@@ -52,7 +57,24 @@ struct nf_hook_state_head {
 	uint8_t pf;
 };
 
+/* What differs between the families' probes and programs. */
+struct family {
+	int af;			/* of shape_probe() */
+	uint8_t pf;		/* nf_hook_state.pf */
+	uint16_t ethertype;	/* of the Ethernet header the kernel pulls */
+	const char *disp;	/* the INPUT dispatcher */
+	const char *flt;	/* the INPUT ruleset program */
+};
+
+static const struct family family_ipv4 = {
+	AF_INET, NFPROTO_IPV4, ETH_P_IP, "bpfilter_in", "bpf_flt_INPUT",
+};
+static const struct family family_ipv6 = {
+	AF_INET6, NFPROTO_IPV6, ETH_P_IPV6, "bpfilter6_in", "bpf_ip6_INPUT",
+};
+
 struct bench {
+	const struct family *fam;
 	int pid;
 	enum shape shape;
 	uint32_t rules;
@@ -139,11 +161,11 @@ static int list_progs(struct bench *b)
 		printf("prog: id=%u name=%s type=%u insns=%u xlated_bytes=%u jited_bytes=%u\n",
 		       info.id, info.name, info.type, info.xlated_prog_len / 8,
 		       info.xlated_prog_len, info.jited_prog_len);
-		if (!strcmp(info.name, "bpfilter_in")) {
+		if (!strcmp(info.name, b->fam->disp)) {
 			if (disp_fd >= 0)
 				close(disp_fd);
 			disp_fd = fd;
-		} else if (!strcmp(info.name, "bpf_flt_INPUT")) {
+		} else if (!strcmp(info.name, b->fam->flt)) {
 			if (flt_fd >= 0)
 				close(flt_fd);
 			flt_fd = fd;
@@ -153,12 +175,12 @@ static int list_progs(struct bench *b)
 	}
 	if (disp_fd >= 0) {
 		b->run_fd = disp_fd;
-		strcpy(b->run_name, "bpfilter_in");
+		snprintf(b->run_name, sizeof(b->run_name), "%s", b->fam->disp);
 		if (flt_fd >= 0)
 			close(flt_fd);
 	} else if (flt_fd >= 0) {
 		b->run_fd = flt_fd;
-		strcpy(b->run_name, "bpf_flt_INPUT");
+		snprintf(b->run_name, sizeof(b->run_name), "%s", b->fam->flt);
 	}
 	return b->run_fd >= 0 ? 0 : -ENOENT;
 }
@@ -280,9 +302,11 @@ static int read_count(struct bench *b, uint32_t entry, uint64_t *pkts)
 static int test_run(struct bench *b, const struct probe_pkt *p, uint32_t repeat,
 		    uint32_t *ns, uint32_t *verdict)
 {
-	struct nf_hook_state_head st = { .hook = NF_INET_LOCAL_IN, .pf = NFPROTO_IPV4 };
+	struct nf_hook_state_head st = { .hook = NF_INET_LOCAL_IN, .pf = b->fam->pf };
 	/* At LOCAL_IN the kernel pulls an Ethernet header (eth_type_trans) first. */
-	uint8_t frame[14 + sizeof(p->data)] = { [12] = 0x08, [13] = 0x00 };
+	uint8_t frame[14 + sizeof(p->data)] = {
+		[12] = b->fam->ethertype >> 8, [13] = b->fam->ethertype & 0xff,
+	};
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame, .data_size_in = 14 + p->len,
 		    .ctx_in = &st, .ctx_size_in = sizeof(st), .repeat = repeat);
 
@@ -310,7 +334,7 @@ static int measure(struct bench *b, enum probe which)
 	struct probe_pkt p;
 	int i, err, bad = 0;
 
-	err = shape_probe(b->shape, b->rules, which, &p);
+	err = shape_probe(b->fam->af, b->shape, b->rules, which, &p);
 	if (err)
 		return err;
 	/* Calibrate: grow repeat until one call lasts about target_ms (bounded). */
@@ -351,11 +375,16 @@ static int measure(struct bench *b, enum probe which)
 
 int main(int argc, char **argv)
 {
-	struct bench b = { .runs = 5, .target_ms = 50, .run_fd = -1, .counters_fd = -1 };
+	struct bench b = {
+		.fam = &family_ipv4, .runs = 5, .target_ms = 50, .run_fd = -1, .counters_fd = -1,
+	};
 	int opt, err, bad = 0;
 
-	while ((opt = getopt(argc, argv, "p:s:n:e:r:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "6p:s:n:e:r:t:")) != -1) {
 		switch (opt) {
+		case '6':
+			b.fam = &family_ipv6;
+			break;
 		case 'p':
 			b.pid = atoi(optarg);
 			break;
@@ -414,6 +443,6 @@ out:
 		close(b.counters_fd);
 	return err < 0 || bad ? 1 : 0;
 usage:
-	fprintf(stderr, "usage: bench-prog -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]\n");
+	fprintf(stderr, "usage: bench-prog [-6] -p HELPER_PID -s SHAPE -n N [-e ENTRIES] [-r RUNS] [-t MS]\n");
 	return 2;
 }
