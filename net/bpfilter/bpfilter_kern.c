@@ -51,8 +51,23 @@ static void bpfilter_net_exit(struct net *net);
 
 /* Per network namespace. */
 struct bpfilter_net {
-	bool ct_held;		/* we hold nf_ct_netns_get(net, NFPROTO_IPV4) */
+	/* We hold nf_ct_netns_get(net, NFPROTO_IPV4) ([0]) or NFPROTO_IPV6 ([1]):
+	 * per family, as ip_tables and ip6_tables checkentries take them, so an
+	 * IPv4 table with state rules turns on no IPv6 conntrack and defrag.
+	 */
+	bool ct_held[2];
 };
+
+/* The family a request is for, and its index in ct_held[]. */
+static u8 bpfilter_ct_family(const struct mbox_request *req)
+{
+	return req->family == NFPROTO_IPV6 ? NFPROTO_IPV6 : NFPROTO_IPV4;
+}
+
+static unsigned int bpfilter_ct_index(u8 family)
+{
+	return family == NFPROTO_IPV6;
+}
 
 static unsigned int bpfilter_net_id __read_mostly;
 
@@ -141,24 +156,25 @@ static const struct kernel_param_ops bpfilter_helper_pid_ops = {
 module_param_cb(helper_pid, &bpfilter_helper_pid_ops, NULL, 0444);
 MODULE_PARM_DESC(helper_pid, "The running helper's pid, 0 if none (read-only)");
 
-/* Make our conntrack hold in @net follow the helper's word: 0 or -errno. */
-static int bpfilter_ct_sync(struct net *net, bool want)
+/* Make our conntrack hold for @family in @net follow the helper's word: 0 or -errno. */
+static int bpfilter_ct_sync(struct net *net, u8 family, bool want)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	bool *held = &bn->ct_held[bpfilter_ct_index(family)];
 	int err;
 
 	lockdep_assert_held(&bpfilter.ct_lock);
-	if (want && !bn->ct_held) {
-		err = nf_ct_netns_get(net, NFPROTO_IPV4);
+	if (want && !*held) {
+		err = nf_ct_netns_get(net, family);
 		if (err) {
 			pr_info_ratelimited("cannot load conntrack support for proto=%u\n",
-					    NFPROTO_IPV4);
+					    family);
 			return err;
 		}
-		bn->ct_held = true;
-	} else if (!want && bn->ct_held) {
-		nf_ct_netns_put(net, NFPROTO_IPV4);
-		bn->ct_held = false;
+		*held = true;
+	} else if (!want && *held) {
+		nf_ct_netns_put(net, family);
+		*held = false;
 	}
 	return 0;
 }
@@ -191,6 +207,7 @@ static int bpfilter_holds_load(struct net *net)
 static int bpfilter_call(struct net *net, struct mbox_request *req)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	u8 family = bpfilter_ct_family(req);
 	bool held = false;
 	int tries, err, ret;
 	u32 flags;
@@ -200,7 +217,8 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 	for (tries = 0; ; tries++) {
 		req->flags = (req->flags & BPFILTER_REQ_LIMITED) |
 			     BPFILTER_REQ_CT_CAPABLE | BPFILTER_REQ_HOLD_CAPABLE |
-			     (bn->ct_held ? BPFILTER_REQ_CT_HELD : 0) |
+			     (bn->ct_held[bpfilter_ct_index(family)] ?
+			      BPFILTER_REQ_CT_HELD : 0) |
 			     (held ? BPFILTER_REQ_HELD : 0);
 		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
 		if (flags == BPFILTER_UMH_NO_REPLY) {
@@ -208,8 +226,8 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 				bpfilter_holds_settle(net, BPFILTER_HOLDS_KEEP);
 			break;
 		}
-		ret = bpfilter_ct_sync(net, flags & (BPFILTER_REPLY_CT_WANT |
-						     BPFILTER_REPLY_RETRY));
+		ret = bpfilter_ct_sync(net, family, flags & (BPFILTER_REPLY_CT_WANT |
+							     BPFILTER_REPLY_RETRY));
 		if (!ret && (flags & BPFILTER_REPLY_HOLD_CHECK)) {
 			ret = bpfilter_holds_load(net);
 			held = !ret;
@@ -226,7 +244,7 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 			err = ret ? ret : -EIO;
 			if (!ret)
 				pr_warn_ratelimited("the helper asked twice for conntrack or holds\n");
-			bpfilter_ct_sync(net, false);
+			bpfilter_ct_sync(net, family, false);
 			bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
 			break;
 		}
@@ -397,7 +415,8 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 		remove_proc_entry(BPFILTER_NAMES6, net->proc_net);
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
-	bpfilter_ct_sync(net, false);
+	bpfilter_ct_sync(net, NFPROTO_IPV4, false);
+	bpfilter_ct_sync(net, NFPROTO_IPV6, false);
 	bpfilter_holds_settle(net, BPFILTER_HOLDS_RELEASE);
 	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */

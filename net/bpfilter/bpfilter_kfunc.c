@@ -5,14 +5,17 @@
  * act on a packet the program has already judged.
  *
  *   int bpfilter_reject(struct bpf_nf_ctx *ctx, u32 with)
- *	ipt_REJECT's reject_tg() for --reject-with @with (enum
- *	ipt_reject_with): a TCP reset or an ICMP error for ctx->skb, sent
- *	with nf_send_reset() / nf_send_unreach() at ctx->state's hook. The
- *	program drops the packet afterwards, as the target does. Returns 0.
+ *	At an IPv4 hook, ipt_REJECT's reject_tg() for --reject-with @with
+ *	(enum ipt_reject_with): a TCP reset or an ICMP error for ctx->skb,
+ *	sent with nf_send_reset() / nf_send_unreach() at ctx->state's hook.
+ *	At an IPv6 hook, ip6t_REJECT's reject_tg6() for @with (enum
+ *	ip6t_reject_with), with nf_send_reset6() / nf_send_unreach6(). The
+ *	program drops the packet afterwards, as the targets do. Returns 0.
  *
  *   int bpfilter_log(struct bpf_nf_ctx *ctx, const void *info, u32 info__sz)
- *	xt_LOG's log_tg(): nf_log_packet() of ctx->skb at ctx->state's hook
- *	and devices, with an nf_loginfo of type LOG built from @info, a
+ *	xt_LOG's log_tg(): nf_log_packet() of ctx->skb in ctx->state's family
+ *	(the IPv4 or IPv6 line), at its hook and devices, with an nf_loginfo
+ *	of type LOG built from @info, a
  *	struct xt_log_info (level, logflags, prefix) of @info__sz bytes. The
  *	line is the kernel's own (nf_log_syslog), and nf_log_all_netns
  *	applies. Returns 0, or -EINVAL if @info__sz is not that size.
@@ -54,6 +57,7 @@
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
 #include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/kmod.h>
 #include <linux/module.h>
 #include <linux/netfilter.h>
@@ -61,12 +65,14 @@
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
+#include <linux/netfilter_ipv6/ip6t_REJECT.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
 #include <net/ip.h>
 #include <net/route.h>
 #include <net/netfilter/ipv4/nf_reject.h>
+#include <net/netfilter/ipv6/nf_reject.h>
 #include <net/netfilter/nf_log.h>
 
 #include "../../include/uapi/linux/bpfilter.h"
@@ -240,11 +246,31 @@ static const u8 reject_icmp_code[] = {
 	[IPT_ICMP_ADMIN_PROHIBITED] = ICMP_PKT_FILTERED,
 };
 
+/* reject_tg6()'s ICMPv6 codes for each --reject-with type; 0xff: none. */
+static const u8 reject6_icmp_code[] = {
+	[IP6T_ICMP6_NO_ROUTE] = ICMPV6_NOROUTE,
+	[IP6T_ICMP6_ADM_PROHIBITED] = ICMPV6_ADM_PROHIBITED,
+	[IP6T_ICMP6_NOT_NEIGHBOUR] = ICMPV6_NOT_NEIGHBOUR,
+	[IP6T_ICMP6_ADDR_UNREACH] = ICMPV6_ADDR_UNREACH,
+	[IP6T_ICMP6_PORT_UNREACH] = ICMPV6_PORT_UNREACH,
+	[IP6T_ICMP6_ECHOREPLY] = 0xff,
+	[IP6T_TCP_RESET] = 0xff,
+	[IP6T_ICMP6_POLICY_FAIL] = ICMPV6_POLICY_FAIL,
+	[IP6T_ICMP6_REJECT_ROUTE] = ICMPV6_REJECT_ROUTE,
+};
+
 __bpf_kfunc int bpfilter_reject(struct bpf_nf_ctx *ctx, u32 with)
 {
 	const struct nf_hook_state *state = ctx->state;
 	struct sk_buff *skb = ctx->skb;
 
+	if (state->pf == NFPROTO_IPV6) {
+		if (with == IP6T_TCP_RESET)
+			nf_send_reset6(state->net, state->sk, skb, state->hook);
+		else if (with < ARRAY_SIZE(reject6_icmp_code) && reject6_icmp_code[with] != 0xff)
+			nf_send_unreach6(state->net, skb, reject6_icmp_code[with], state->hook);
+		return 0;
+	}
 	if (with == IPT_TCP_RESET)
 		nf_send_reset(state->net, state->sk, skb, state->hook);
 	else if (with < ARRAY_SIZE(reject_icmp_code) && reject_icmp_code[with] != 0xff)
@@ -265,7 +291,7 @@ __bpf_kfunc int bpfilter_log(struct bpf_nf_ctx *ctx, const void *info, u32 info_
 	li.u.log.logflags = log->logflags;
 	/* The helper checked it is terminated, as log_tg_check() does. */
 	strscpy(prefix, log->prefix, sizeof(prefix));
-	nf_log_packet(state->net, NFPROTO_IPV4, state->hook, ctx->skb, state->in, state->out,
+	nf_log_packet(state->net, state->pf, state->hook, ctx->skb, state->in, state->out,
 		      &li, "%s", prefix);
 	return 0;
 }
@@ -286,7 +312,7 @@ __bpf_kfunc int bpfilter_nflog(struct bpf_nf_ctx *ctx, const void *info, u32 inf
 		li.u.ulog.flags |= NF_LOG_F_COPY_LEN;
 	/* Terminated: the helper checked it, as nflog_tg_check() does. */
 	strscpy(prefix, nflog->prefix, sizeof(prefix));
-	nf_log_packet(state->net, NFPROTO_IPV4, state->hook, ctx->skb, state->in, state->out,
+	nf_log_packet(state->net, state->pf, state->hook, ctx->skb, state->in, state->out,
 		      &li, "%s", prefix);
 	return 0;
 }
@@ -365,35 +391,43 @@ static const struct {
 	{ NF_LOG_TYPE_ULOG, "nfnetlink_log", "NFLOG" },
 };
 
-static bool logger_held[ARRAY_SIZE(loggers)];
+/* The families the kfuncs log in, as ip_tables' and ip6_tables' rules do. */
+static const u8 logger_families[] = { NFPROTO_IPV4, NFPROTO_IPV6 };
+
+static bool logger_held[ARRAY_SIZE(logger_families)][ARRAY_SIZE(loggers)];
 
 static void bpfilter_kfunc_release(void)
 {
-	unsigned int i;
+	unsigned int f, i;
 
-	for (i = 0; i < ARRAY_SIZE(loggers); i++) {
-		if (logger_held[i])
-			nf_logger_put(NFPROTO_IPV4, loggers[i].type);
-		logger_held[i] = false;
-	}
+	for (f = 0; f < ARRAY_SIZE(logger_families); f++)
+		for (i = 0; i < ARRAY_SIZE(loggers); i++) {
+			if (logger_held[f][i])
+				nf_logger_put(logger_families[f], loggers[i].type);
+			logger_held[f][i] = false;
+		}
 }
 
 static int bpfilter_kfunc_register(void)
 {
-	unsigned int i;
+	unsigned int f, i;
 	int err;
 
-	for (i = 0; i < ARRAY_SIZE(loggers); i++) {
-		err = nf_logger_find_get(NFPROTO_IPV4, loggers[i].type);
-		if (err) {
-			request_module("%s", loggers[i].module);
-			err = nf_logger_find_get(NFPROTO_IPV4, loggers[i].type);
+	for (f = 0; f < ARRAY_SIZE(logger_families); f++)
+		for (i = 0; i < ARRAY_SIZE(loggers); i++) {
+			u8 pf = logger_families[f];
+
+			err = nf_logger_find_get(pf, loggers[i].type);
+			if (err) {
+				request_module("%s", loggers[i].module);
+				err = nf_logger_find_get(pf, loggers[i].type);
+			}
+			if (err)
+				pr_warn("no %s logger (%s) for family %u: %s rules will log nothing: %d\n",
+					loggers[i].target, loggers[i].module, pf,
+					loggers[i].target, err);
+			logger_held[f][i] = !err;
 		}
-		if (err)
-			pr_warn("no %s logger (%s): %s rules will log nothing: %d\n",
-				loggers[i].target, loggers[i].module, loggers[i].target, err);
-		logger_held[i] = !err;
-	}
 	err = register_btf_kfunc_id_set(BPF_PROG_TYPE_NETFILTER, &bpfilter_kfunc_set);
 	if (err)
 		bpfilter_kfunc_release();

@@ -5,23 +5,39 @@
  */
 #define _GNU_SOURCE
 
+#include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/xt_conntrack.h>
 
 #include "codegen.h"
+#include "family.h"
 #include "match.h"
+#include "table.h"
 
 /* The three payload revisions, normalised (they differ in mask widths and port ranges). */
 struct ct_opts {
 	uint16_t match_flags, invert_flags, state_mask, status_mask;
-	uint32_t addr[4], mask[4];	/* origsrc, origdst, replsrc, repldst: .ip */
+	/* origsrc, origdst, replsrc, repldst: IPv4's in the first 4 bytes; addr masked */
+	uint8_t addr[4][16], mask[4][16];
 	uint32_t expires_min, expires_max;
 	uint16_t l4proto;
 	uint16_t port[4];		/* revisions 1, 2: network order; 3: host order */
 	uint16_t port_high[4];		/* revision 3 */
 	bool v3;
 };
+
+/* conntrack_addrcmp() compares (entry ^ addr) & mask: addr & mask is all that counts. */
+static void ct_addr_fill(struct ct_opts *o, unsigned int k, const union nf_inet_addr *addr,
+			 const union nf_inet_addr *mask)
+{
+	unsigned int b;
+
+	memcpy(o->mask[k], mask, 16);
+	memcpy(o->addr[k], addr, 16);
+	for (b = 0; b < 16; b++)
+		o->addr[k][b] &= o->mask[k][b];
+}
 
 /* Revision 1 has u8 state and status masks; 2 and 3 share 2's layout up to them. */
 static void ct_opts_fill(struct ct_opts *o, const struct xt_conntrack_mtinfo1 *i1,
@@ -40,14 +56,10 @@ static void ct_opts_fill(struct ct_opts *o, const struct xt_conntrack_mtinfo1 *i
 	}
 	o->match_flags = i->match_flags;
 	o->invert_flags = i->invert_flags;
-	o->addr[0] = i->origsrc_addr.ip;
-	o->mask[0] = i->origsrc_mask.ip;
-	o->addr[1] = i->origdst_addr.ip;
-	o->mask[1] = i->origdst_mask.ip;
-	o->addr[2] = i->replsrc_addr.ip;
-	o->mask[2] = i->replsrc_mask.ip;
-	o->addr[3] = i->repldst_addr.ip;
-	o->mask[3] = i->repldst_mask.ip;
+	ct_addr_fill(o, 0, &i->origsrc_addr, &i->origsrc_mask);
+	ct_addr_fill(o, 1, &i->origdst_addr, &i->origdst_mask);
+	ct_addr_fill(o, 2, &i->replsrc_addr, &i->replsrc_mask);
+	ct_addr_fill(o, 3, &i->repldst_addr, &i->repldst_mask);
 	o->expires_min = i->expires_min;
 	o->expires_max = i->expires_max;
 	o->l4proto = i->l4proto;
@@ -163,17 +175,14 @@ static int ct_gen(struct codegen *cg, const struct ct_opts *o)
 		cg_jmp_fail(cg, CG_JMP32_IMM(reply ? BPF_JLT : BPF_JGE, BPF_REG_1,
 					     IP_CT_IS_REPLY, 0));
 	}
-	/* conntrack_addrcmp(): ((entry ^ addr) & mask) == 0, all in network order. */
+	/* conntrack_addrcmp(): ((entry ^ addr) & mask) == 0 in the table's family. */
 	for (k = 0; k < 4; k++) {
-		bool inv = o->invert_flags & addr_flag[k];
 		uint32_t off = (k & 1) ? bi->tuple_dst_u3 : bi->tuple_src_u3;
 
-		if (!(o->match_flags & addr_flag[k]))
-			continue;
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, ct_tuple_off(k / 2, off)));
-		cg_emit(cg, CG_ALU32_IMM(BPF_XOR, BPF_REG_1, o->addr[k]));
-		cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, o->mask[k]));
-		cg_jmp_fail(cg, CG_JMP32_IMM(inv ? BPF_JEQ : BPF_JNE, BPF_REG_1, 0, 0));
+		if (o->match_flags & addr_flag[k])
+			cg_addr_masked(cg, ct_tuple_off(k / 2, off), o->addr[k], o->mask[k],
+				       cg->table->fam == &family_ipv4 ? 1 : 4,
+				       o->invert_flags & addr_flag[k]);
 	}
 	/* ct_proto_port_check(_v3)(): nf_ct_protonum() is the original dst.protonum. */
 	if (o->match_flags & XT_CONNTRACK_PROTO) {
@@ -247,7 +256,8 @@ CT_REV(3, struct xt_conntrack_mtinfo3, NULL, NULL, i)
  * every payload is taken. .conntrack makes the module hold conntrack.
  */
 #define CONNTRACK_OPS(rev, type) {						\
-	.id = { .name = "conntrack", .revision = rev, .families = EXT_UNSPEC },	\
+	.id = { .name = "conntrack", .revision = rev, .families = EXT_UNSPEC,	\
+		.any_family = true },						\
 	.size = XT_ALIGN(sizeof(type)),						\
 	.usersize = sizeof(type),						\
 	.gen = ct##rev##_gen,							\

@@ -42,7 +42,7 @@ static int log_gen(struct codegen *cg, const struct rule *rule, const struct tar
 }
 
 const struct target_ops log_target_ops = {
-	.id = { .name = "LOG", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "LOG", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_log_info)),
 	.usersize = sizeof(struct xt_log_info),
 	.check = log_check,

@@ -43,7 +43,7 @@ static int nflog_gen(struct codegen *cg, const struct rule *rule, const struct t
 }
 
 const struct target_ops nflog_target_ops = {
-	.id = { .name = "NFLOG", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "NFLOG", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_nflog_info)),
 	.usersize = sizeof(struct xt_nflog_info),
 	.check = nflog_check,

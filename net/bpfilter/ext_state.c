@@ -33,7 +33,7 @@ static uint32_t state_needs(const void *data)
 
 /* Its checkentry only turns conntrack on (nf_ct_netns_get()). */
 const struct match_ops state_match_ops = {
-	.id = { .name = "state", .revision = 0, .families = EXT_UNSPEC },
+	.id = { .name = "state", .revision = 0, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_state_info)),
 	.usersize = sizeof(struct xt_state_info),
 	.gen = state_gen,

@@ -25,8 +25,10 @@ struct ext_id {
 	 */
 	uint16_t families;
 	/*
-	 * Its BPF reads nothing family-specific (skb->mark, a rate, a random
-	 * number): an EXT_UNSPEC extension without it has no IPv6 translation
+	 * Its BPF holds for either family: it reads nothing family-specific
+	 * (skb->mark, a rate, conntrack's state) or follows the table's
+	 * (conntrack's tuple addresses). An EXT_UNSPEC extension without it
+	 * has no IPv6 translation.
 	 */
 	bool any_family;
 };

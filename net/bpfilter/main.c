@@ -22,22 +22,24 @@
 
 #include "backend.h"
 #include "context.h"
+#include "family.h"
 #include "io.h"
 #include "log.h"
 #include "sockopt.h"
 #include "table.h"
 
 /*
- * Whether a table in force in the request's namespace (of any family)
- * needs conntrack, said in every reply so that the module's hold follows
- * the tables.
+ * Whether the table in force of the request's namespace and family needs
+ * conntrack, said in every reply so that the module's hold for that family
+ * follows the tables.
  */
 static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *req)
 {
+	const struct family *fam = family_get(req->family);
 	const struct netns *ns;
 
 	for (ns = ctx->netns; ns; ns = ns->next)
-		if (ns->ino == req->netns_ino && ns->filter->needs_conntrack)
+		if (ns->ino == req->netns_ino && ns->fam == fam && ns->filter->needs_conntrack)
 			return BPFILTER_REPLY_CT_WANT;
 	return 0;
 }

@@ -203,13 +203,13 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	if (err)
 		goto out_free;
 	/*
-	 * The module holds conntrack and the kernel's matches for IPv4
-	 * (ip_tables' checkentry context); an IPv6 table needing either has no
+	 * The module runs the kernel's own matches (recent, owner, ...) in
+	 * ip_tables' checkentry context: an IPv6 table with one has no
 	 * translation yet.
 	 */
-	if (fam != &family_ipv4 && (new_table->needs_conntrack || new_table->needs_holds)) {
-		bf_warn(ctx, "replace '%s' (%s): conntrack and kernel-held matches are IPv4-only "
-			"for now: refused", repl.name, fam->name);
+	if (fam != &family_ipv4 && new_table->needs_holds) {
+		bf_warn(ctx, "replace '%s' (%s): kernel-held matches are IPv4-only for now: "
+			"refused", repl.name, fam->name);
 		err = -EOPNOTSUPP;
 		goto out_free;
 	}

@@ -20,6 +20,7 @@ static const struct target_ops *const target_list[] = {
 	&standard_target_ops,
 	&error_target_ops,
 	&reject_target_ops,
+	&reject6_target_ops,
 	&log_target_ops,
 	&nflog_target_ops,
 	&mark_target_ops,

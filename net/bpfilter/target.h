@@ -80,6 +80,7 @@ int target_init(struct context *ctx, const struct family *f, const struct rule *
 extern const struct target_ops standard_target_ops;
 extern const struct target_ops error_target_ops;
 extern const struct target_ops reject_target_ops;
+extern const struct target_ops reject6_target_ops;
 extern const struct target_ops log_target_ops;
 extern const struct target_ops nflog_target_ops;
 extern const struct target_ops mark_target_ops;

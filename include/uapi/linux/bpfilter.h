@@ -58,12 +58,14 @@ enum bpfilter_mbox_control {
  * word: a table with such a match is only put in force while the request
  * says the module holds conntrack there; otherwise the helper changes
  * nothing and asks for a retry, and the module takes the hold first. Every
- * reply says whether the namespace's table in force still wants it.
+ * reply says whether the namespace's table in force still wants it. Holds
+ * are per family (nf_ct_netns_get(net, family)): each of these flags is
+ * about the request's family alone.
  */
 #define BPFILTER_REQ_CT_CAPABLE	(1U << 0)	/* the sender can hold conntrack */
-#define BPFILTER_REQ_CT_HELD	(1U << 1)	/* it holds it in netns_ino now */
+#define BPFILTER_REQ_CT_HELD	(1U << 1)	/* it holds it for family in netns_ino now */
 
-#define BPFILTER_REPLY_CT_WANT	(1U << 0)	/* the table in force needs conntrack */
+#define BPFILTER_REPLY_CT_WANT	(1U << 0)	/* the family's table in force needs conntrack */
 #define BPFILTER_REPLY_RETRY	(1U << 1)	/* nothing done: hold conntrack, send again */
 
 /*

@@ -205,8 +205,14 @@ def xt_conntrack_mtinfo(rev, flags, inv=0, state=0, status=0, orig_src=None, ori
     ports of revisions 1 and 2 are in network order."""
     body = b""
     for a in (orig_src, orig_dst, repl_src, repl_dst):
-        a, m = addr(a) if a else (b"\0" * 4, b"\0" * 4)
-        body += a + b"\0" * 12 + m + b"\0" * 12
+        if not a:
+            body += b"\0" * 32
+        elif ":" in a:
+            a, m = addr6(a)
+            body += a + m
+        else:
+            a, m = addr(a)
+            body += a + b"\0" * 12 + m + b"\0" * 12
     if rev < 3:
         ports = tuple(socket.htons(p) for p in ports)
     body += struct.pack("<IIH4HHH", *expires, proto, *ports, flags, inv)
@@ -541,6 +547,22 @@ EXTENSIONS = [
      "-m ipv6header --header hop,frag,prot --soft"),
     (M, "ipv6header", 0, ip6t_ip6(), struct.pack("<BBB", 0x02, 0xff, 0),
      "-m ipv6header ! --header none"),
+    # Stateful IPv6: conntrack's tuple addresses are 16 bytes; ip6t_REJECT's own numbering.
+    (M, "conntrack", 3, ip6t_ip6(TCP),
+     xt_conntrack_mtinfo(3, CT_STATE | CT_ORIGSRC | CT_REPLDST | CT_ORIGDST_PORT,
+                         inv=CT_REPLDST, state=ST_NEW | ST_ESTABLISHED,
+                         orig_src="2001:db8::/32", repl_dst="fd00::1", ports=(0, 22, 0, 0),
+                         ports_high=(0, 22, 0, 0)),
+     "-p tcp -m conntrack --ctstate NEW,ESTABLISHED --ctorigsrc 2001:db8::/32 "
+     "! --ctrepldst fd00::1 --ctorigdstport 22"),
+    (M, "state", 0, ip6t_ip6(), xt_state_info(1 << 1 | 1 << 2), "-m state --state RELATED,ESTABLISHED"),
+    (T, "REJECT", 0, ip6t_ip6(TCP), ipt_reject_info(6), "-p tcp -j REJECT --reject-with tcp-reset"),
+    (T, "REJECT", 0, ip6t_ip6(src="2001:db8::/32"), ipt_reject_info(1),
+     "-s 2001:db8::/32 -j REJECT --reject-with icmp6-adm-prohibited"),
+    (T, "LOG", 0, ip6t_ip6(TCP), xt_log_info(4, 0x02 | 0x20, "IN6-DROP: "),
+     "-p tcp -j LOG --log-prefix 'IN6-DROP: ' --log-tcp-options --log-macdecode"),
+    (T, "NFLOG", 0, ip6t_ip6(), xt_nflog_info(6, "nflog6: ", size=64),
+     "-j NFLOG --nflog-group 6 --nflog-prefix 'nflog6: ' --nflog-size 64"),
 ]
 
 

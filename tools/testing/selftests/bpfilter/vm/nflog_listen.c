@@ -79,7 +79,8 @@ static int packet_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[NFULA_MAX + 1] = { 0 };
 	const struct nfulnl_msg_packet_hdr *ph;
-	char in[IF_NAMESIZE], out[IF_NAMESIZE], src[16] = "-", dst[16] = "-";
+	char in[IF_NAMESIZE], out[IF_NAMESIZE];
+	char src[INET6_ADDRSTRLEN] = "-", dst[INET6_ADDRSTRLEN] = "-";
 	const unsigned char *p = NULL;
 	unsigned int len = 0, sport = 0, dport = 0, proto = 0;
 	int *seen = data;
@@ -92,7 +93,16 @@ static int packet_cb(const struct nlmsghdr *nlh, void *data)
 		p = mnl_attr_get_payload(tb[NFULA_PAYLOAD]);
 		len = mnl_attr_get_payload_len(tb[NFULA_PAYLOAD]);
 	}
-	if (len >= 20) {
+	/* IPv4, or IPv6 with the transport header right after the fixed one. */
+	if (len >= 40 && p[0] >> 4 == 6) {
+		proto = p[6];
+		inet_ntop(AF_INET6, p + 8, src, sizeof(src));
+		inet_ntop(AF_INET6, p + 24, dst, sizeof(dst));
+		if ((proto == 6 || proto == 17) && len >= 44) {
+			sport = p[40] << 8 | p[41];
+			dport = p[42] << 8 | p[43];
+		}
+	} else if (len >= 20) {
 		unsigned int ihl = (p[0] & 15) * 4;
 
 		proto = p[9];
