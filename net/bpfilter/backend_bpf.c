@@ -1066,9 +1066,14 @@ static void bpf_tick(struct context *ctx)
 			scan_process(s, de->d_name);
 	closedir(d);
 	for (i = 0; i < s->n; i++) {
-		struct bpf_ns *b = s->ns[i]->backend_priv;
-		uint32_t ino = s->ns[i]->ino;
+		struct bpf_ns *b;
+		uint32_t ino, j;
 
+		/* Released with an earlier entry of its namespace (the other family's). */
+		if (!s->ns[i])
+			continue;
+		b = s->ns[i]->backend_priv;
+		ino = s->ns[i]->ino;
 		if (s->alive[i]) {
 			b->kept = KEPT_NOT;
 			continue;
@@ -1077,7 +1082,13 @@ static void bpf_tick(struct context *ctx)
 			continue;
 		bf_info(ctx, "bpf: netns %u: nothing but bpfilter keeps it alive: releasing it",
 			ino);
-		/* Frees s->ns[i] only; the others stay valid. */
+		/*
+		 * Frees every family's entry of the namespace, as its exit does:
+		 * the later ones in s->ns are gone too. The others stay valid.
+		 */
+		for (j = i + 1; j < s->n; j++)
+			if (s->ns[j] && s->ns[j]->ino == ino)
+				s->ns[j] = NULL;
 		context_netns_exit(ctx, ino);
 	}
 out:

@@ -180,7 +180,7 @@ static int bpfilter_ct_sync(struct net *net, u8 family, bool want)
 }
 
 /* Hold the checkentries the helper wrote to BPFILTER_HOLDS_FILE (bpfilter.h): 0 or -errno. */
-static int bpfilter_holds_load(struct net *net)
+static int bpfilter_holds_load(struct net *net, u8 family)
 {
 	ssize_t n;
 	void *buf;
@@ -191,7 +191,7 @@ static int bpfilter_holds_load(struct net *net)
 		return -ENOMEM;
 	n = bpfilter_umh_read_state(&bpfilter.umh, BPFILTER_HOLDS_FILE, buf,
 				    BPFILTER_HOLDS_MAX_SIZE);
-	err = n < 0 ? n : bpfilter_holds_check(net, buf, n);
+	err = n < 0 ? n : bpfilter_holds_check(net, family, buf, n);
 	kvfree(buf);
 	return err;
 }
@@ -223,20 +223,20 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
 		if (flags == BPFILTER_UMH_NO_REPLY) {
 			if (held)
-				bpfilter_holds_settle(net, BPFILTER_HOLDS_KEEP);
+				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_KEEP);
 			break;
 		}
 		ret = bpfilter_ct_sync(net, family, flags & (BPFILTER_REPLY_CT_WANT |
 							     BPFILTER_REPLY_RETRY));
 		if (!ret && (flags & BPFILTER_REPLY_HOLD_CHECK)) {
-			ret = bpfilter_holds_load(net);
+			ret = bpfilter_holds_load(net, family);
 			held = !ret;
 		}
 		if (!(flags & BPFILTER_REPLY_RETRY)) {
 			if (flags & BPFILTER_REPLY_HOLD_COMMIT)
-				bpfilter_holds_settle(net, BPFILTER_HOLDS_COMMIT);
+				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_COMMIT);
 			else if (held)
-				bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 		/* checkentry's error, as ip_tables returns it; a second retry is a bug. */
@@ -245,7 +245,7 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 			if (!ret)
 				pr_warn_ratelimited("the helper asked twice for conntrack or holds\n");
 			bpfilter_ct_sync(net, family, false);
-			bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+			bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 	}
@@ -417,7 +417,8 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_ct_sync(net, NFPROTO_IPV4, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV6, false);
-	bpfilter_holds_settle(net, BPFILTER_HOLDS_RELEASE);
+	bpfilter_holds_settle(net, NFPROTO_IPV4, BPFILTER_HOLDS_RELEASE);
+	bpfilter_holds_settle(net, NFPROTO_IPV6, BPFILTER_HOLDS_RELEASE);
 	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */
 	if (READ_ONCE(bpfilter.unloading))

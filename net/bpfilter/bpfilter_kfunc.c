@@ -29,9 +29,11 @@
  *
  *   int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
  *	The match function of an xt match whose checkentry we hold (hold @id
- *	in ctx->state->net, bpfilter_holds_check()) for ctx->skb, with the
- *	matchinfo its checkentry left and the param ipt_do_table() gives it,
- *	bottom halves off. Returns 1 if the match holds, 0 if not, 2 if it set
+ *	of ctx->state's family in its net, bpfilter_holds_check()) for
+ *	ctx->skb, with the matchinfo its checkentry left and the param
+ *	ipt_do_table() / ip6t_do_table() gives it (IPv6: the transport
+ *	header ipv6_find_hdr() finds, as for a rule with -p), bottom halves
+ *	off. Returns 1 if the match holds, 0 if not, 2 if it set
  *	hotdrop, -ENOENT if no such hold; the program drops the packet on
  *	anything but 0 and 1.
  *
@@ -70,6 +72,7 @@
 #include <linux/string.h>
 #include <linux/xarray.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/route.h>
 #include <net/netfilter/ipv4/nf_reject.h>
 #include <net/netfilter/ipv6/nf_reject.h>
@@ -85,6 +88,7 @@ struct xt_hold {
 	struct list_head list;		/* xt_holds */
 	struct list_head gone;		/* on the way to destroy */
 	struct net *net;
+	u8 family;			/* of the table it belongs to */
 	unsigned long key;		/* in xt_hold_ids: RCU for the kfunc */
 	const struct xt_match *match;	/* its module held */
 	bool pending;			/* of the table being put in force */
@@ -95,10 +99,14 @@ static LIST_HEAD(xt_holds);
 static DEFINE_XARRAY(xt_hold_ids);
 static DEFINE_MUTEX(xt_holds_mutex);
 
-/* A hold's key: ids are the helper's, unique within one namespace. */
-static unsigned long xt_hold_key(const struct net *net, u32 id)
+/* Ids are the helper's, below 1 << 31, unique within one namespace and family. */
+#define XT_HOLD_ID_MAX		BIT(31)
+
+/* A hold's key: namespace, family and id. */
+static unsigned long xt_hold_key(const struct net *net, u8 family, u32 id)
 {
-	return (unsigned long)net->ns.inum << 32 | id;
+	return (unsigned long)net->ns.inum << 32 |
+	       (family == NFPROTO_IPV6 ? XT_HOLD_ID_MAX : 0) | id;
 }
 
 static void xt_hold_destroy(struct xt_hold *h)
@@ -107,7 +115,7 @@ static void xt_hold_destroy(struct xt_hold *h)
 		.net = h->net,
 		.match = h->match,
 		.matchinfo = h->data,
-		.family = NFPROTO_IPV4,
+		.family = h->family,
 	};
 
 	if (h->match->destroy)
@@ -116,14 +124,14 @@ static void xt_hold_destroy(struct xt_hold *h)
 	kfree(h);
 }
 
-void bpfilter_holds_settle(struct net *net, enum bpfilter_holds_outcome how)
+void bpfilter_holds_settle(struct net *net, u8 family, enum bpfilter_holds_outcome how)
 {
 	struct xt_hold *h, *n;
 	LIST_HEAD(gone);
 
 	mutex_lock(&xt_holds_mutex);
 	list_for_each_entry_safe(h, n, &xt_holds, list) {
-		if (h->net != net)
+		if (h->net != net || h->family != family)
 			continue;
 		if (how == BPFILTER_HOLDS_RELEASE ||
 		    (how == BPFILTER_HOLDS_COMMIT && !h->pending) ||
@@ -146,14 +154,14 @@ void bpfilter_holds_settle(struct net *net, enum bpfilter_holds_outcome how)
 EXPORT_SYMBOL_GPL(bpfilter_holds_settle);
 
 /* xt_check_match()'s size check and the match's checkentry, for one record: 0 or -errno. */
-static int xt_hold_one(struct net *net, const struct bpfilter_hold *rec)
+static int xt_hold_one(struct net *net, u8 family, const struct bpfilter_hold *rec)
 {
 	struct xt_mtchk_param par = {
 		.net = net,
 		.table = "filter",
 		.entryinfo = rec->entry,
 		.hook_mask = rec->hook_mask,
-		.family = NFPROTO_IPV4,
+		.family = family,
 	};
 	char name[sizeof(rec->name)];
 	struct xt_match *m;
@@ -162,7 +170,7 @@ static int xt_hold_one(struct net *net, const struct bpfilter_hold *rec)
 
 	strscpy(name, rec->name, sizeof(name));
 	/* Loads the match's module on first use, as iptables would. */
-	m = xt_request_find_match(NFPROTO_IPV4, name, rec->revision);
+	m = xt_request_find_match(family, name, rec->revision);
 	if (IS_ERR(m))
 		return PTR_ERR(m);
 	err = -EINVAL;
@@ -173,9 +181,10 @@ static int xt_hold_one(struct net *net, const struct bpfilter_hold *rec)
 	if (!h)
 		goto put;
 	h->net = net;
+	h->family = family;
 	h->match = m;
 	h->pending = true;
-	h->key = xt_hold_key(net, rec->id);
+	h->key = xt_hold_key(net, family, rec->id);
 	memcpy(h->data, rec + 1, rec->size);
 	par.match = m;
 	par.matchinfo = h->data;
@@ -201,26 +210,27 @@ put:
 	return err;
 }
 
-int bpfilter_holds_check(struct net *net, const void *buf, size_t len)
+int bpfilter_holds_check(struct net *net, u8 family, const void *buf, size_t len)
 {
 	const struct bpfilter_hold *rec;
 	unsigned int n = 0;
 	size_t off = 0;
 	int err = 0;
 
-	bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+	bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
 	while (off < len && !err) {
 		rec = buf + off;
 		if (len - off < sizeof(*rec) || rec->size > len - off - sizeof(*rec) ||
-		    rec->size % 8 || ++n > BPFILTER_HOLDS_MAX) {
+		    rec->size % 8 || ++n > BPFILTER_HOLDS_MAX || rec->family != family ||
+		    rec->id >= XT_HOLD_ID_MAX) {
 			err = -EIO;
 			break;
 		}
-		err = xt_hold_one(net, rec);
+		err = xt_hold_one(net, family, rec);
 		off += sizeof(*rec) + rec->size;
 	}
 	if (err)
-		bpfilter_holds_settle(net, BPFILTER_HOLDS_ABORT);
+		bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
 	return err;
 }
 EXPORT_SYMBOL_GPL(bpfilter_holds_check);
@@ -326,15 +336,28 @@ __bpf_kfunc int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
 	bool ret;
 
 	rcu_read_lock();
-	h = xa_load(&xt_hold_ids, xt_hold_key(state->net, id));
+	h = xa_load(&xt_hold_ids, xt_hold_key(state->net, state->pf, id));
 	if (!h) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
 	par.match = h->match;
 	par.matchinfo = h->data;
-	par.thoff = ip_hdrlen(skb);
-	par.fragoff = ntohs(ip_hdr(skb)->frag_off) & IP_OFFSET;
+	if (state->pf == NFPROTO_IPV6) {
+		unsigned short fragoff = 0;
+		unsigned int thoff = 0;
+
+		/* ip6_packet_match()'s for a rule with -p; on failure what it starts from. */
+		if (ipv6_find_hdr(skb, &thoff, -1, &fragoff, NULL) < 0) {
+			thoff = 0;
+			fragoff = 0;
+		}
+		par.thoff = thoff;
+		par.fragoff = fragoff;
+	} else {
+		par.thoff = ip_hdrlen(skb);
+		par.fragoff = ntohs(ip_hdr(skb)->frag_off) & IP_OFFSET;
+	}
 	/* ipt_do_table() runs its matches with bottom halves off. */
 	local_bh_disable();
 	ret = h->match->match(skb, &par);

@@ -20,7 +20,8 @@
 		      (1u << NF_INET_LOCAL_IN))
 
 #define CGROUP_OPS(rev, info, user) {						\
-	.id = { .name = "cgroup", .revision = rev, .families = EXT_UNSPEC },	\
+	.id = { .name = "cgroup", .revision = rev, .families = EXT_UNSPEC,	\
+		.any_family = true },						\
 	.size = XT_ALIGN(sizeof(struct info)),					\
 	.usersize = user,							\
 	.hooks = CGROUP_HOOKS,							\

@@ -17,7 +17,7 @@
 #include "match.h"
 
 const struct match_ops connlimit_match_ops = {
-	.id = { .name = "connlimit", .revision = 1, .families = EXT_IPV4 },
+	.id = { .name = "connlimit", .revision = 1, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_connlimit_info)),
 	.usersize = offsetof(struct xt_connlimit_info, data),
 	.kernel = true,

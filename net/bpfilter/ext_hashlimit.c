@@ -18,7 +18,8 @@
 #include "match.h"
 
 #define HASHLIMIT_OPS(rev, info) {						\
-	.id = { .name = "hashlimit", .revision = rev, .families = EXT_IPV4 },	\
+	.id = { .name = "hashlimit", .revision = rev,				\
+		.families = EXT_IPV4 | EXT_IPV6 },					\
 	.size = XT_ALIGN(sizeof(struct info)),					\
 	.usersize = offsetof(struct info, hinfo),				\
 	.kernel = true,								\

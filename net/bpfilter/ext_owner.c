@@ -28,7 +28,7 @@ static int owner_check(struct context *ctx, const struct rule *r, const void *da
 }
 
 const struct match_ops owner_match_ops = {
-	.id = { .name = "owner", .revision = 1, .families = EXT_IPV4 },
+	.id = { .name = "owner", .revision = 1, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_owner_match_info)),
 	.usersize = sizeof(struct xt_owner_match_info),
 	.hooks = (1u << NF_INET_LOCAL_OUT) | (1u << NF_INET_POST_ROUTING),

@@ -17,7 +17,7 @@
 #include "match.h"
 
 const struct match_ops physdev_match_ops = {
-	.id = { .name = "physdev", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "physdev", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_physdev_info)),
 	.usersize = sizeof(struct xt_physdev_info),
 	.kernel = true,

@@ -54,7 +54,7 @@ static int recent_check(struct context *ctx, const struct rule *r, const void *d
 }
 
 const struct match_ops recent0_match_ops = {
-	.id = { .name = "recent", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "recent", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_recent_mtinfo)),
 	.usersize = sizeof(struct xt_recent_mtinfo),
 	.check = recent_check,
@@ -63,7 +63,7 @@ const struct match_ops recent0_match_ops = {
 };
 
 const struct match_ops recent1_match_ops = {
-	.id = { .name = "recent", .revision = 1, .families = EXT_IPV4 },
+	.id = { .name = "recent", .revision = 1, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_recent_mtinfo_v1)),
 	.usersize = sizeof(struct xt_recent_mtinfo_v1),
 	.check = recent_check,

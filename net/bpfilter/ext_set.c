@@ -14,8 +14,10 @@
 #include "hold.h"
 #include "match.h"
 
+/* Revision 0 is xt_set's IPv4 one alone; later ones are registered for both families. */
 #define SET_OPS(rev, info) {						\
-	.id = { .name = "set", .revision = rev, .families = EXT_IPV4 },	\
+	.id = { .name = "set", .revision = rev,				\
+		.families = EXT_IPV4 | (rev ? EXT_IPV6 : 0) },		\
 	.size = XT_ALIGN(sizeof(struct info)),				\
 	.usersize = sizeof(struct info),				\
 	.kernel = true,							\

@@ -19,7 +19,7 @@
 #include "match.h"
 
 const struct match_ops string_match_ops = {
-	.id = { .name = "string", .revision = 1, .families = EXT_UNSPEC },
+	.id = { .name = "string", .revision = 1, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_string_info)),
 	.usersize = offsetof(struct xt_string_info, config),
 	.kernel = true,

@@ -14,7 +14,7 @@
 #include "match.h"
 
 const struct match_ops time_match_ops = {
-	.id = { .name = "time", .revision = 0, .families = EXT_UNSPEC },
+	.id = { .name = "time", .revision = 0, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_time_info)),
 	.usersize = sizeof(struct xt_time_info),
 	.kernel = true,

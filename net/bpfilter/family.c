@@ -58,6 +58,47 @@ static void ipv6_to_model(const void *p, struct rule_ip *out)
 		out->flags |= RULE_F_GOTO;
 }
 
+static void ipv4_from_model(const struct rule_ip *in, void *p)
+{
+	struct ipt_ip ip;
+
+	memset(&ip, 0, sizeof(ip));
+	memcpy(&ip.src, in->src, 4);
+	memcpy(&ip.dst, in->dst, 4);
+	memcpy(&ip.smsk, in->smsk, 4);
+	memcpy(&ip.dmsk, in->dmsk, 4);
+	memcpy(ip.iniface, in->iniface, IFNAMSIZ);
+	memcpy(ip.outiface, in->outiface, IFNAMSIZ);
+	memcpy(ip.iniface_mask, in->iniface_mask, IFNAMSIZ);
+	memcpy(ip.outiface_mask, in->outiface_mask, IFNAMSIZ);
+	ip.proto = in->proto;
+	ip.invflags = in->invflags;
+	ip.flags = ((in->flags & RULE_F_FRAG) ? IPT_F_FRAG : 0) |
+		   ((in->flags & RULE_F_GOTO) ? IPT_F_GOTO : 0);
+	memcpy(p, &ip, sizeof(ip));
+}
+
+static void ipv6_from_model(const struct rule_ip *in, void *p)
+{
+	struct ip6t_ip6 ip;
+
+	memset(&ip, 0, sizeof(ip));
+	memcpy(&ip.src, in->src, 16);
+	memcpy(&ip.dst, in->dst, 16);
+	memcpy(&ip.smsk, in->smsk, 16);
+	memcpy(&ip.dmsk, in->dmsk, 16);
+	memcpy(ip.iniface, in->iniface, IFNAMSIZ);
+	memcpy(ip.outiface, in->outiface, IFNAMSIZ);
+	memcpy(ip.iniface_mask, in->iniface_mask, IFNAMSIZ);
+	memcpy(ip.outiface_mask, in->outiface_mask, IFNAMSIZ);
+	ip.proto = in->proto;
+	ip.tos = in->tos;
+	ip.invflags = in->invflags;
+	ip.flags = ((in->flags & RULE_F_PROTO) ? IP6T_F_PROTO : 0) |
+		   ((in->flags & RULE_F_GOTO) ? IP6T_F_GOTO : 0);
+	memcpy(p, &ip, sizeof(ip));
+}
+
 const struct family family_ipv4 = {
 	.nfproto = NFPROTO_IPV4,
 	.name = "ip_tables",
@@ -73,6 +114,7 @@ const struct family family_ipv4 = {
 	.flags_mask = IPT_F_MASK,
 	.invflags_mask = IPT_INV_MASK,
 	.to_model = ipv4_to_model,
+	.from_model = ipv4_from_model,
 };
 
 const struct family family_ipv6 = {
@@ -90,6 +132,7 @@ const struct family family_ipv6 = {
 	.flags_mask = IP6T_F_MASK,
 	.invflags_mask = IP6T_INV_MASK,
 	.to_model = ipv6_to_model,
+	.from_model = ipv6_from_model,
 };
 
 const struct family *family_get(uint32_t nfproto)

@@ -29,6 +29,8 @@ struct family {
 	uint8_t invflags_mask;		/* IPT_INV_MASK / IP6T_INV_MASK */
 	/* The entry's network header part @ip (ip_size bytes) as a model. */
 	void (*to_model)(const void *ip, struct rule_ip *out);
+	/* The network header part (ip_size bytes at @ip) of model @in, as the blob had it. */
+	void (*from_model)(const struct rule_ip *in, void *ip);
 };
 
 extern const struct family family_ipv4;

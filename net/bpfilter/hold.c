@@ -12,9 +12,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <linux/bpfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include "codegen.h"
 #include "context.h"
+#include "family.h"
 #include "hold.h"
 #include "io.h"
 #include "match.h"
@@ -37,6 +40,11 @@ void holds_number(struct table *t, uint32_t base)
 }
 
 /* The records of @t's holds, as the module reads them; *out NULL if none. */
+/* A record's entry holds either family's network header part. */
+_Static_assert(sizeof(((struct bpfilter_hold *)0)->entry) >= sizeof(struct ip6t_ip6) &&
+	       sizeof(((struct bpfilter_hold *)0)->entry) >= sizeof(struct ipt_ip),
+	       "struct bpfilter_hold's entry is too small");
+
 static int holds_records(const struct table *t, char **out, size_t *len)
 {
 	size_t size = 0, off = 0;
@@ -72,7 +80,8 @@ static int holds_records(const struct table *t, char **out, size_t *len)
 			h->size = m->ops->size;
 			h->id = m->hold_id;
 			h->hook_mask = r->comefrom;
-			memcpy(h->entry, &r->ip, sizeof(h->entry));
+			h->family = t->fam->nfproto;
+			t->fam->from_model(&r->ip, h->entry);
 			memcpy(h + 1, m->data, m->ops->size);
 			off += sizeof(*h) + m->ops->size;
 		}

@@ -13,10 +13,11 @@
 struct net;
 
 /* The checkentries of the struct bpfilter_hold records in @buf (@len bytes,
- * bpfilter.h) in @net, held as the pending set (an earlier pending set is
- * dropped first): 0, or the first checkentry's -errno with nothing held.
+ * bpfilter.h) in @net for @family's table (NFPROTO_IPV4 or NFPROTO_IPV6),
+ * held as its pending set (an earlier pending set is dropped first): 0, or
+ * the first checkentry's -errno with nothing held.
  */
-int bpfilter_holds_check(struct net *net, const void *buf, size_t len);
+int bpfilter_holds_check(struct net *net, u8 family, const void *buf, size_t len);
 
 enum bpfilter_holds_outcome {
 	BPFILTER_HOLDS_COMMIT,		/* the new table is in force: destroy the old set */
@@ -25,7 +26,7 @@ enum bpfilter_holds_outcome {
 	BPFILTER_HOLDS_RELEASE,		/* the namespace's table is gone: destroy all */
 };
 
-/* Settle @net's pending set after a call to the helper (may sleep). */
-void bpfilter_holds_settle(struct net *net, enum bpfilter_holds_outcome how);
+/* Settle the holds of @family's table in @net after a call to the helper (may sleep). */
+void bpfilter_holds_settle(struct net *net, u8 family, enum bpfilter_holds_outcome how);
 
 #endif

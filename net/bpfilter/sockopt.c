@@ -203,17 +203,6 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	if (err)
 		goto out_free;
 	/*
-	 * The module runs the kernel's own matches (recent, owner, ...) in
-	 * ip_tables' checkentry context: an IPv6 table with one has no
-	 * translation yet.
-	 */
-	if (fam != &family_ipv4 && new_table->needs_holds) {
-		bf_warn(ctx, "replace '%s' (%s): kernel-held matches are IPv4-only for now: "
-			"refused", repl.name, fam->name);
-		err = -EOPNOTSUPP;
-		goto out_free;
-	}
-	/*
 	 * Conntrack must be on before such a table is in force, as ip_tables'
 	 * checkentry turns it on before the swap: the module takes the hold
 	 * and sends the request again (bpfilter.h). A sender that cannot hold
@@ -234,7 +223,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
 	err = request_netns(ctx, req, &ns);
-	if (!err && new_table->fam == &family_ipv4)
+	if (!err)
 		err = holds_prepare(ctx, ns->filter, new_table);
 	if (err == -EAGAIN)
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
@@ -284,9 +273,8 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	ns->filter = new_table;
 	new_table = NULL;
 	table_free(old);
-	/* The module's holds are of the IPv4 tables: an IPv6 swap settles nothing. */
-	if (fam == &family_ipv4)
-		ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
+	/* The module settles the holds of the request's family. */
+	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
 	state_save(ctx, ns);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */

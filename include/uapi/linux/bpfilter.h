@@ -94,15 +94,20 @@ enum bpfilter_mbox_control {
 #define BPFILTER_HOLDS_MAX	4096		/* records in the file */
 #define BPFILTER_HOLDS_MAX_SIZE	(4U << 20)	/* bytes of the file */
 
-/* One record of BPFILTER_HOLDS_FILE, followed by size bytes of payload. */
+/*
+ * One record of BPFILTER_HOLDS_FILE, followed by size bytes of payload.
+ * Holds are per family as the tables are: a file holds one family's.
+ */
 struct bpfilter_hold {
 	char name[29];		/* the match, as in xt_entry_match */
 	__u8 revision;
 	__u16 size;		/* payload bytes, XT_ALIGN()ed: the next record follows */
-	__u32 id;		/* bpfilter_xt_match()'s handle */
+	__u32 id;		/* bpfilter_xt_match()'s handle, below 1 << 31 */
 	__u32 hook_mask;	/* 1 << NF_INET_* the rule is reached from */
-	__u8 entry[84];		/* the rule's struct ipt_ip, checkentry's entryinfo */
-	__u32 pad;
+	/* checkentry's entryinfo: the rule's struct ipt_ip or struct ip6t_ip6 */
+	__u8 entry[136];
+	__u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6: the request's */
+	__u8 pad[3];
 };
 
 /*

@@ -563,6 +563,14 @@ EXTENSIONS = [
      "-p tcp -j LOG --log-prefix 'IN6-DROP: ' --log-tcp-options --log-macdecode"),
     (T, "NFLOG", 0, ip6t_ip6(), xt_nflog_info(6, "nflog6: ", size=64),
      "-j NFLOG --nflog-group 6 --nflog-prefix 'nflog6: ' --nflog-size 64"),
+    # The matches the kernel runs, held per family by the module.
+    (M, "recent", 1, ip6t_ip6(TCP), xt_recent_mtinfo(1, "ssh6", RECENT_CHECK, seconds=60,
+                                                     hit_count=4),
+     "-p tcp -m recent --name ssh6 --rcheck --seconds 60 --hitcount 4"),
+    (M, "hashlimit", 3, ip6t_ip6(), xt_hashlimit_mtinfo3("web6", 1, 10000, 5),
+     "-m hashlimit --hashlimit-upto 100/sec --hashlimit-mode srcip --hashlimit-name web6"),
+    (M, "string", 1, ip6t_ip6(), xt_string_info("evil"), '-m string --string "evil" --algo bm'),
+    (M, "owner", 1, ip6t_ip6(), xt_owner_match_info(4, invert=4), "-m owner ! --socket-exists"),
 ]
 
 

@@ -4,8 +4,10 @@
 # The stateful extensions over IPv6 (issue 13): -j REJECT (ip6t_REJECT's
 # types, seen by the client), -j LOG (the kernel's IPv6 log line), -j NFLOG
 # (a netlink listener hears the IPv6 packet), -m conntrack / -m state with
-# real connections, and conntrack held per family: an IPv4 table with state
-# rules turns on no IPv6 conntrack, as with ip_tables and ip6_tables. With
+# real connections, -m recent (the kernel's lists, held per family: an IPv6
+# replace leaves the IPv4 table's alone), and conntrack held per family: an
+# IPv4 table with state rules turns on no IPv6 conntrack, as with ip_tables
+# and ip6_tables. With
 # bpfilter the BPF programs call bpfilter.ko's kfuncs (nf_send_reset6(),
 # nf_send_unreach6(), nf_log_packet() in NFPROTO_IPV6) and the module holds
 # nf_ct_netns_get(net, NFPROTO_IPV6); with ip6_tables its own modules do.
@@ -197,6 +199,35 @@ ok_if "the 5001 and 6000 NEW rules counted" \
 	test "$(pkts6 $S INPUT 5)" -ge 1 -a "$(pkts6 $S INPUT 6)" -ge 1
 ok_if "IPv6 conntrack runs in S" test "$(ct6 $S)" -ge 1
 diag "$($NS $IP6T -w -nvxL INPUT)"
+
+# ---- recent: a kernel-held match, held per family ----
+cleanup
+setup
+$NS nc -ll -p 5001 -e /bin/true &
+srvs="$!"
+sleep 1
+check "S: an IPv4 recent list" 0 $NS $IPT -w -A INPUT -p tcp --dport 5001 -m recent --name v4list --set
+ok_if "an IPv4 connection" connects $C 10.254.6.2 5001
+ok_if "... is on the IPv4 list" $NS grep -q "^src=10.254.6.1 " /proc/net/xt_recent/v4list
+check "S: an IPv6 ssh-style limiter" 0 $NS $IP6T_RESTORE <<'RULES'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -p tcp -m tcp --dport 5001 --syn -m recent --set --name v6list
+-A INPUT -p tcp -m tcp --dport 5001 --syn -m recent --rcheck --hitcount 2 --name v6list -j DROP
+COMMIT
+RULES
+ok_if "the first IPv6 connection passes" connects $C $SA 5001
+ok_if "the second is dropped (hitcount 2)" refused $C $SA 5001
+ok_if "xt_recent's IPv6 list has the client" \
+	$NS grep -q "^src=fd00:0254:0001:0000:0000:0000:0000:0001 " /proc/net/xt_recent/v6list
+ok_if "the IPv4 list survived the IPv6 replace" $NS grep -q "^src=10.254.6.1 " /proc/net/xt_recent/v4list
+check "S: flush IPv6" 0 $NS $IP6T -w -F
+ok_if "the IPv6 list is gone with its rules" $NS test ! -e /proc/net/xt_recent/v6list
+ok_if "the IPv4 one is still there" $NS test -e /proc/net/xt_recent/v4list
+check "S: flush IPv4" 0 $NS $IPT -w -F
+ok_if "and goes with its rules" $NS test ! -e /proc/net/xt_recent/v4list
 
 # ---- conntrack held per family ----
 cleanup
