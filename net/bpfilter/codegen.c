@@ -787,7 +787,7 @@ static void gen_tcp_option_walk(struct codegen *cg)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTS + i, 0));
 	cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_OPTST, 3));
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_TCPMSS, CG_TCPMSS_NONE));
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
+	cg_ld_proto(cg, BPF_REG_1);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_TCP, 0), done);
 	if (!mss)
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_L4ERR, CG_L4_FULL, 0), done);
@@ -1297,10 +1297,7 @@ static void gen_prologue(struct codegen *cg)
 	for (i = 0; i < 3; i++)
 		cg_emit(cg, CG_ST(BPF_DW, CG_REG_PKT, CG_OFF_L4 + 8 * i, 0));
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), done);
-	if (v6)
-		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
-	else
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
+	cg_ld_proto(cg, BPF_REG_1);
 	for (i = 0; i < nl4; i++) {
 		use[i] = cg->needs & l4[i].need;
 		if (!use[i])
@@ -1331,6 +1328,27 @@ static void gen_prologue(struct codegen *cg)
 	cg_place(cg, done);
 	if (cg->needs & (CG_NEED_TCPOPT | CG_NEED_TCPMSS))
 		gen_tcp_option_walk(cg);
+}
+
+void cg_ld_proto(struct codegen *cg, int reg)
+{
+	if (cg->table->fam == &family_ipv4)
+		cg_emit(cg, CG_LDX(BPF_B, reg, CG_REG_PKT, CG_OFF_IPH + 9));
+	else
+		cg_emit(cg, CG_LDX(BPF_W, reg, CG_REG_PKT, CG_OFF_NH));
+}
+
+void cg_ds_field(struct codegen *cg, int reg)
+{
+	if (cg->table->fam == &family_ipv4) {
+		cg_emit(cg, CG_LDX(BPF_B, reg, CG_REG_PKT, CG_OFF_IPH + 1));
+		return;
+	}
+	/* The traffic class: the 8 bits after the version nibble. */
+	cg_emit(cg, CG_LDX(BPF_H, reg, CG_REG_PKT, CG_OFF_IP6));
+	cg_emit(cg, CG_BE16(reg));
+	cg_emit(cg, CG_ALU64_IMM(BPF_RSH, reg, 4));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, reg, 0xff));
 }
 
 void cg_addr_masked(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,

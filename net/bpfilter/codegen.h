@@ -467,6 +467,13 @@ void cg_u32_masked(struct codegen *cg, int off, uint32_t mask, uint32_t value, u
  */
 void cg_addr_masked(struct codegen *cg, int off, const uint8_t *want, const uint8_t *mask,
 		    unsigned int words, bool inv);
+/*
+ * @reg = the packet's protocol: IPv4's protocol byte, or the one the IPv6
+ * walk found behind the extension headers (CG_NH_BAD where it failed).
+ */
+void cg_ld_proto(struct codegen *cg, int reg);
+/* @reg = the packet's DS field: IPv4's tos byte, ipv6_get_dsfield() for IPv6. */
+void cg_ds_field(struct codegen *cg, int reg);
 /* Call kfunc @btf_id of bpfilter.ko (btf_info.kf_*): r1-r5 arguments, r0 result. */
 void cg_call_module_kfunc(struct codegen *cg, int32_t btf_id);
 /* Load the program's context (struct bpf_nf_ctx *) into @reg. */

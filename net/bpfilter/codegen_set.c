@@ -406,12 +406,9 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 		lookup = cg_new_label(cg);
 		hotdrop = cg_new_label(cg);
 		/* ip_packet_match(), ip6_packet_match(): -p; IPv6's failed walk hotdrops. */
-		if (v4) {
-			cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 9));
-		} else {
-			cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_NH));
+		cg_ld_proto(cg, BPF_REG_1);
+		if (!v4)
 			cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, CG_NH_BAD, 0), hotdrop);
-		}
 		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, it.shape.proto, 0), skip);
 		/*
 		 * tcp_mt()/udp_mt() before the ports: a first fragment with its

@@ -36,7 +36,7 @@ static uint32_t connmark_needs(const void *data)
 }
 
 const struct match_ops connmark_match_ops = {
-	.id = { .name = "connmark", .revision = 1, .families = EXT_UNSPEC },
+	.id = { .name = "connmark", .revision = 1, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_connmark_mtinfo1)),
 	.usersize = sizeof(struct xt_connmark_mtinfo1),
 	.gen = connmark_gen,

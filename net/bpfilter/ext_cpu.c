@@ -34,7 +34,7 @@ static int cpu_gen(struct codegen *cg, const struct rule *rule, const struct mat
 }
 
 const struct match_ops cpu_match_ops = {
-	.id = { .name = "cpu", .revision = 0, .families = EXT_UNSPEC },
+	.id = { .name = "cpu", .revision = 0, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_cpu_info)),
 	.usersize = sizeof(struct xt_cpu_info),
 	.check = cpu_check,

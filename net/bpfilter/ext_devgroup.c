@@ -65,7 +65,7 @@ static int devgroup_gen(struct codegen *cg, const struct rule *rule, const struc
 }
 
 const struct match_ops devgroup_match_ops = {
-	.id = { .name = "devgroup", .revision = 0, .families = EXT_UNSPEC },
+	.id = { .name = "devgroup", .revision = 0, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_devgroup_info)),
 	.usersize = sizeof(struct xt_devgroup_info),
 	.check = devgroup_check,

@@ -22,14 +22,14 @@ static int dscp_check(struct context *ctx, const struct rule *r, const void *dat
 	return 0;
 }
 
-/* dscp_mt(): (iph->tos >> XT_DSCP_SHIFT == dscp) ^ !!invert. */
+/* dscp_mt(), dscp_mt6(): (DS field >> XT_DSCP_SHIFT == dscp) ^ !!invert. */
 static int dscp_gen(struct codegen *cg, const struct rule *rule, const struct match *m)
 {
 	const struct xt_dscp_info *info = m->data;
 	uint32_t hit = cg_new_label(cg);
 
 	(void)rule;
-	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 1));
+	cg_ds_field(cg, BPF_REG_1);
 	cg_emit(cg, CG_ALU32_IMM(BPF_RSH, BPF_REG_1, XT_DSCP_SHIFT));
 	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, info->dscp, 0), hit);
 	cg_result(cg, hit, !info->invert, !!info->invert);
@@ -37,7 +37,7 @@ static int dscp_gen(struct codegen *cg, const struct rule *rule, const struct ma
 }
 
 const struct match_ops dscp_match_ops = {
-	.id = { .name = "dscp", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "dscp", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_dscp_info)),
 	.usersize = sizeof(struct xt_dscp_info),
 	.check = dscp_check,

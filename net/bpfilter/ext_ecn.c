@@ -56,7 +56,8 @@ static int ecn_gen(struct codegen *cg, const struct rule *rule, const struct mat
 	(void)rule;
 	if (info->operation & XT_ECN_OP_MATCH_IP) {
 		hit = cg_new_label(cg);
-		cg_emit(cg, CG_LDX(BPF_B, BPF_REG_1, CG_REG_PKT, CG_OFF_IPH + 1));
+		/* match_ip(), match_ipv6(): the DS field's low bits. */
+		cg_ds_field(cg, BPF_REG_1);
 		cg_emit(cg, CG_ALU32_IMM(BPF_AND, BPF_REG_1, XT_ECN_IP_MASK & 0xff));
 		cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_1, info->ip_ect, 0), hit);
 		cg_result(cg, hit, !(info->invert & XT_ECN_OP_MATCH_IP),
@@ -82,7 +83,7 @@ static uint32_t ecn_needs(const void *data)
 }
 
 const struct match_ops ecn_match_ops = {
-	.id = { .name = "ecn", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "ecn", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_ecn_info)),
 	.usersize = sizeof(struct xt_ecn_info),
 	.check = ecn_check,

@@ -45,7 +45,7 @@ static uint32_t esp_needs(const void *data)
 }
 
 const struct match_ops esp_match_ops = {
-	.id = { .name = "esp", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "esp", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_esp)),
 	.usersize = sizeof(struct xt_esp),
 	.proto = IPPROTO_ESP,

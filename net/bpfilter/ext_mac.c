@@ -46,7 +46,7 @@ static int mac_gen(struct codegen *cg, const struct rule *rule, const struct mat
 }
 
 const struct match_ops mac_match_ops = {
-	.id = { .name = "mac", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "mac", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_mac_info)),
 	.usersize = sizeof(struct xt_mac_info),
 	.hooks = (1u << NF_INET_PRE_ROUTING) | (1u << NF_INET_LOCAL_IN) |

@@ -43,7 +43,7 @@ static uint32_t tcpmss_needs(const void *data)
 }
 
 const struct match_ops tcpmss_match_ops = {
-	.id = { .name = "tcpmss", .revision = 0, .families = EXT_IPV4 },
+	.id = { .name = "tcpmss", .revision = 0, .families = EXT_IPV4 | EXT_IPV6 },
 	.size = XT_ALIGN(sizeof(struct xt_tcpmss_match_info)),
 	.usersize = sizeof(struct xt_tcpmss_match_info),
 	.proto = IPPROTO_TCP,

@@ -140,7 +140,7 @@ static uint32_t u32_needs(const void *data)
 }
 
 const struct match_ops u32_match_ops = {
-	.id = { .name = "u32", .revision = 0, .families = EXT_UNSPEC },
+	.id = { .name = "u32", .revision = 0, .families = EXT_UNSPEC, .any_family = true },
 	.size = XT_ALIGN(sizeof(struct xt_u32)),
 	.usersize = sizeof(struct xt_u32),
 	.check = u32_check,

@@ -571,6 +571,21 @@ EXTENSIONS = [
      "-m hashlimit --hashlimit-upto 100/sec --hashlimit-mode srcip --hashlimit-name web6"),
     (M, "string", 1, ip6t_ip6(), xt_string_info("evil"), '-m string --string "evil" --algo bm'),
     (M, "owner", 1, ip6t_ip6(), xt_owner_match_info(4, invert=4), "-m owner ! --socket-exists"),
+    # Matches with an IPv6 form or none in particular.
+    (M, "length", 0, ip6t_ip6(), xt_length_info(1280, 65535), "-m length --length 1280:65535"),
+    (M, "tos", 1, ip6t_ip6(), xt_tos_match_info(0x10, 0x3f), "-m tos --tos Minimize-Delay"),
+    (M, "dscp", 0, ip6t_ip6(UDP), xt_dscp_info(46, invert=1), "-p udp -m dscp ! --dscp 46"),
+    (M, "ecn", 0, ip6t_ip6(TCP), xt_ecn_info(0x31, invert=0x10, ip_ect=2),
+     "-p tcp -m ecn --ecn-tcp-cwr ! --ecn-tcp-ece --ecn-ip-ect 2"),
+    (M, "esp", 0, ip6t_ip6(ESP), spi_range(256, 512), "-p esp -m esp --espspi 256:512"),
+    (M, "tcpmss", 0, ip6t_ip6(TCP), xt_tcpmss_match_info(1220, 1440), "-p tcp -m tcpmss --mss 1220:1440"),
+    (M, "pkttype", 0, ip6t_ip6(), xt_pkttype_info(2), "-m pkttype --pkt-type multicast"),
+    (M, "cpu", 0, ip6t_ip6(), xt_cpu_info(0), "-m cpu --cpu 0"),
+    (M, "devgroup", 0, ip6t_ip6(), xt_devgroup_info(1, src=3, src_mask=0xff), "-m devgroup --src-group 3"),
+    (M, "mac", 0, ip6t_ip6(), xt_mac_info("02:00:00:00:00:02"), "-m mac --mac-source 02:00:00:00:00:02"),
+    (M, "connmark", 1, ip6t_ip6(), xt_connmark_mtinfo1(0x1, 0xff, invert=1),
+     "-m connmark ! --mark 0x1/0xff"),
+    (M, "u32", 0, ip6t_ip6(), xt_u32([([(6, 0), (24, 2)], [(17, 17)])]), '-m u32 --u32 "6>>24=17"'),
 ]
 
 

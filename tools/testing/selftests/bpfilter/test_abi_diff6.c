@@ -164,6 +164,21 @@ static const struct abi_scenario scenarios[] = {
 		IP6T "-A OUTPUT -m statistic --mode random --probability 0.1 -j DROP",
 		IP6T "-L -v -n -x",
 		"ip6tables-legacy-save -c" } },
+	/* Matches with an IPv6 form or none in particular, and their checkentry refusals. */
+	{ "v6_forms", {
+		IP6T "-A INPUT -m length --length 100:200 -m pkttype --pkt-type multicast "
+		"-m cpu --cpu 0 -m u32 --u32 '6>>24=17' -j DROP",
+		IP6T "-A INPUT -m tos --tos 0x10/0x3f -m dscp ! --dscp 10 -j ACCEPT",
+		IP6T "-A INPUT -p tcp -m ecn --ecn-tcp-cwr ! --ecn-ip-ect 2 -m tcpmss ! --mss 1:536 -j ACCEPT",
+		IP6T "-A INPUT -p esp -m esp ! --espspi 100:200 -j DROP",
+		IP6T "-A FORWARD -m devgroup --src-group 1 --dst-group 2 -m mac --mac-source 02:00:00:00:00:01 -j DROP",
+		IP6T "-A INPUT -p udp -m ecn --ecn-tcp-cwr -j DROP",
+		IP6T "-A INPUT ! -p tcp -m ecn --ecn-tcp-ece -j DROP",
+		IP6T "-A INPUT -p udp -m tcpmss --mss 1:500 -j DROP",
+		IP6T "-A OUTPUT -m mac --mac-source 02:00:00:00:00:01 -j DROP",
+		IP6T "-A OUTPUT -m devgroup --src-group 1 -j DROP",
+		IP6T "-A INPUT -m devgroup --dst-group 1 -j DROP",
+		"ip6tables-legacy-save -c" } },
 	/* One REPLACE holding every match: the base of e_corrupt_matches. */
 	{ "restore_matches", {
 		"printf '%s\\n' '*filter' ':INPUT ACCEPT [0:0]' ':FORWARD ACCEPT [0:0]' "

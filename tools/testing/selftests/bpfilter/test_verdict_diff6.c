@@ -9,13 +9,16 @@
  * and numbers, extension header numbers too (never matched), every
  * inversion, tcp/udp ports and ranges, --tcp-flags, --syn, icmpv6 types and
  * codes, multiport, mark, comment, hl, mh types and ranges, eui64 (INPUT
- * and FORWARD only: ip6tables refuses it elsewhere), user chains reached by
+ * and FORWARD only: ip6tables refuses it elsewhere), the family-free
+ * matches and those with an IPv6 form (length, dscp, tos, ecn's IP bits,
+ * pkttype, cpu, devgroup, mac, u32, esp, tcpmss), user chains reached by
  * jumps and gotos, RETURN, ACCEPT/DROP policies, and runs of 4 to 12 rules
  * in a built-in chain that bpfilter folds into one map lookup: -s or -d
  * prefixes (all /128: a hash; mixed lengths, nested: an LPM trie), -p
  * tcp/udp --dport ports or ranges, or multiport --dports, alone or with a
  * prefix) and random IPv6 packets:
  * TCP, UDP, ICMPv6, ESP, mobility headers (payload proto NONE or not),
+ * traffic classes (DSCP and ECN bits),
  * next header NONE, an unknown protocol, with varied hop limits, sources
  * whose interface identifier is (or nearly is) the EUI-64 of S's MAC on
  * the link they are sent over, behind chains of up to 8
@@ -102,10 +105,15 @@ struct v6_run {
 
 static struct v6_run *run;
 
-/* IPv6 matches whose rules must count packets in a run of V6_DEFAULT_CASES or more. */
+/*
+ * IPv6 matches whose rules must count packets in a run of V6_DEFAULT_CASES
+ * or more (esp and tcpmss rules, behind -p and port tests, are reached too
+ * seldom for that; their verdicts and counters are compared all the same).
+ */
 static const char *const ext_matches[] = { "-m frag", "-m hbh", "-m dst", "-m rt", "-m ah",
 					    "-m ipv6header",
-					    "-m hl", "-m mh", "-m eui64" };
+					    "-m hl", "-m mh", "-m eui64", "-m length", "-m dscp",
+					    "-m tos", "-m ecn", "-m pkttype", "-m cpu", "-m u32" };
 #define NEXT_MATCHES (sizeof(ext_matches) / sizeof(ext_matches[0]))
 
 /* Next headers T has raw sockets for: every one T's packets can reach it with. */
@@ -350,6 +358,19 @@ static void gen_mh(struct vd6 *v)
 }
 
 /* -p and what goes with it. */
+/* A u32 or a range of them for --fragid / --ahspi / --espspi, near what packets carry. */
+static void gen_u32_range(struct vd6 *v, const char *opt, uint32_t base, uint32_t span)
+{
+	uint32_t a = base + rnd(&v->rng, span), b = base + rnd(&v->rng, span);
+
+	if (!rnd(&v->rng, 8))
+		a = rnd(&v->rng, 2) ? 0 : 0xffffffff;
+	if (rnd(&v->rng, 2))
+		bprintf(&v->rules, " %s--%s %u", neg(v, 4), opt, a);
+	else
+		bprintf(&v->rules, " %s--%s %u:%u", neg(v, 4), opt, a < b ? a : b, a < b ? b : a);
+}
+
 static void gen_proto6(struct vd6 *v)
 {
 	static const char *const protos[] = {
@@ -386,23 +407,20 @@ static void gen_proto6(struct vd6 *v)
 			gen_tcp_flags(v);
 		else if (tcp && !rnd(&v->rng, 3))
 			bprintf(&v->rules, " %s--syn", neg(v, 3));
+		if (tcp && !rnd(&v->rng, 6))
+			bprintf(&v->rules, " %s--tcp-option %u", neg(v, 3), rnd(&v->rng, 2) ? 2 :
+				1 + rnd(&v->rng, 9));
+		/* A third of the TCP packets carry an MSS option (l4_hdr()). */
+		if (tcp && !rnd(&v->rng, 3))
+			bprintf(&v->rules, " -m tcpmss %s--mss %u:%u", neg(v, 2), rnd(&v->rng, 600),
+				600 + rnd(&v->rng, 1000));
+	} else if ((!strcmp(p, "esp") || !strcmp(p, "50")) && rnd(&v->rng, 4)) {
+		bprintf(&v->rules, " -m esp");
+		gen_u32_range(v, "espspi", 0x100, 0x100);
 	} else if ((!strcmp(p, "ipv6-icmp") || !strcmp(p, "icmpv6") || !strcmp(p, "58")) &&
 		   rnd(&v->rng, 4)) {
 		gen_icmp6_type(v);
 	}
-}
-
-/* A u32 or a range of them for --fragid / --ahspi, near what packets carry. */
-static void gen_u32_range(struct vd6 *v, const char *opt, uint32_t base, uint32_t span)
-{
-	uint32_t a = base + rnd(&v->rng, span), b = base + rnd(&v->rng, span);
-
-	if (!rnd(&v->rng, 8))
-		a = rnd(&v->rng, 2) ? 0 : 0xffffffff;
-	if (rnd(&v->rng, 2))
-		bprintf(&v->rules, " %s--%s %u", neg(v, 4), opt, a);
-	else
-		bprintf(&v->rules, " %s--%s %u:%u", neg(v, 4), opt, a < b ? a : b, a < b ? b : a);
 }
 
 /* --hbh-opts / --dst-opts: what packets' options headers hold (Pad1, PadN, type 30). */
@@ -521,6 +539,71 @@ static void gen_exthdr_match(struct vd6 *v)
 	}
 }
 
+/* The MACs vd_side_links() gives S's vd0p and vd1p: the source of what S sends over each. */
+static const unsigned char s_mac6[2][6] = {
+	{ 0x02, 0, 0, 0, 0, 0x10 }, { 0x02, 0, 0, 0, 0, 0x11 },
+};
+
+/*
+ * A match the kernel has for both families (or for none in particular):
+ * length, dscp, tos, ecn's IP bits, pkttype, cpu, devgroup (src in INPUT
+ * and FORWARD, dst in FORWARD and OUTPUT), mac (INPUT, FORWARD), u32 on
+ * the next header byte. (connmark needs conntrack, which bpfilter-hostd
+ * cannot hold: the VM tests have it.)
+ */
+static void gen_famfree6(struct vd6 *v, int chain)
+{
+	static const char *const types[] = { "unicast", "multicast", "broadcast" };
+	unsigned int k = rnd(&v->rng, 9), a, b;
+
+	switch (k) {
+	case 0:
+		a = 40 + rnd(&v->rng, 120);
+		b = a + rnd(&v->rng, 200);
+		bprintf(&v->rules, " -m length %s--length %u:%u", neg(v, 4), a, b);
+		break;
+	case 1:
+		bprintf(&v->rules, " -m dscp %s--dscp %u", neg(v, 4), rnd(&v->rng, 2) ? 0 :
+			rnd(&v->rng, 64));
+		break;
+	case 2:
+		bprintf(&v->rules, " -m tos %s--tos 0x%02x/0x%02x", neg(v, 4),
+			rnd(&v->rng, 2) ? 0 : rnd(&v->rng, 256), rnd(&v->rng, 2) ? 0xff :
+			rnd(&v->rng, 256));
+		break;
+	case 3:
+		bprintf(&v->rules, " -m ecn %s--ecn-ip-ect %u", neg(v, 4), rnd(&v->rng, 4));
+		break;
+	case 4:
+		bprintf(&v->rules, " -m pkttype %s--pkt-type %s", neg(v, 4),
+			types[rnd(&v->rng, 2) ? 0 : rnd(&v->rng, 3)]);
+		break;
+	case 5:
+		bprintf(&v->rules, " -m cpu %s--cpu %u", neg(v, 4), rnd(&v->rng, 2));
+		break;
+	case 6:
+		if (chain == 3)
+			break;
+		bprintf(&v->rules, " -m devgroup %s--%s-group %u", neg(v, 4),
+			chain == 0 || (chain == 1 && rnd(&v->rng, 2)) ? "src" : "dst",
+			rnd(&v->rng, 3) ? 0 : 1);
+		break;
+	case 7:
+		if (chain > 1)
+			break;
+		a = rnd(&v->rng, 2);
+		bprintf(&v->rules, " -m mac %s--mac-source %02x:%02x:%02x:%02x:%02x:%02x",
+			neg(v, 4), s_mac6[a][0], s_mac6[a][1], s_mac6[a][2], s_mac6[a][3],
+			s_mac6[a][4], s_mac6[a][5]);
+		break;
+	default:
+		/* The 4 bytes at offset 6: next header, then the hop limit. */
+		bprintf(&v->rules, " -m u32 %s--u32 \"6>>24=%u\"", neg(v, 4),
+			observed6[rnd(&v->rng, NOBS6)]);
+		break;
+	}
+}
+
 /* @chain: 0-2 built-in (INPUT, FORWARD, OUTPUT), 3 a user chain; jumps to c@first..c@nuser-1. */
 static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int first,
 		      unsigned int nuser)
@@ -552,6 +635,8 @@ static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int f
 		v->cur.eui64 = true;
 		bprintf(&v->rules, " -m eui64");
 	}
+	if (!rnd(&v->rng, 4))
+		gen_famfree6(v, chain);
 	if (!rnd(&v->rng, 12))
 		bprintf(&v->rules, " -m mark %s--mark 0x%x/0x%x", neg(v, 3), rnd(&v->rng, 2),
 			rnd(&v->rng, 2) ? 1 : 0xffffffff);
@@ -786,7 +871,14 @@ static unsigned int l4_hdr(struct vd6 *v, uint8_t nh, unsigned char *t, int dpor
 		t[12] = 5 << 4;
 		t[13] = rnd(&v->rng, 3) ? flags[rnd(&v->rng, sizeof(flags))] : rnd(&v->rng, 256);
 		put16(t + 14, 1024);
-		return 20;
+		if (rnd(&v->rng, 3))
+			return 20;
+		/* An MSS option, for tcpmss and --tcp-option. */
+		t[12] = 6 << 4;
+		t[20] = 2;
+		t[21] = 4;
+		put16(t + 22, 400 + rnd(&v->rng, 1200));
+		return 24;
 	case 17:
 		put16(t, pkt_port6(v));
 		put16(t + 2, dport >= 0 ? dport : pkt_port6(v));
@@ -801,8 +893,8 @@ static unsigned int l4_hdr(struct vd6 *v, uint8_t nh, unsigned char *t, int dpor
 		return 8;
 	case 59:
 		return 0;
-	default:	/* esp: an SPI and a sequence number; 200: 8 bytes */
-		put32(t, rnd(&v->rng, 0xffffffff));
+	default:	/* esp: an SPI (often near --espspi's) and a sequence number; 200: 8 bytes */
+		put32(t, rnd(&v->rng, 2) ? 0x100 + rnd(&v->rng, 0x100) : rnd(&v->rng, 0xffffffff));
 		put32(t + 4, rnd(&v->rng, 0xffffffff));
 		return 8;
 	}
@@ -844,11 +936,6 @@ static void mh_csum(struct pkt6 *p, unsigned int off)
 	sum = vd_csum_add(sum, ph, 8);
 	put16(t + 4, vd_csum_fold(vd_csum_add(sum, t, len)));
 }
-
-/* The MACs vd_side_links() gives S's vd0p and vd1p: the source of what S sends over each. */
-static const unsigned char s_mac6[2][6] = {
-	{ 0x02, 0, 0, 0, 0, 0x10 }, { 0x02, 0, 0, 0, 0, 0x11 },
-};
 
 /*
  * Make the interface identifier of @p's source the modified EUI-64 of the
@@ -931,7 +1018,8 @@ static void gen_packet6(struct vd6 *v, struct pkt6 *p)
 	local = is_local(v, d + 24);
 	if (++v->label > 0xfffff)
 		v->label = 1;
-	put32(d, 6u << 28 | v->label);
+	/* Mostly traffic class 0; else DSCP and ECN bits for dscp, tos and ecn rules. */
+	put32(d, 6u << 28 | (rnd(&v->rng, 3) ? 0 : rnd(&v->rng, 256)) << 20 | v->label);
 	/* Near the hop limit a rule names; T answers one it would forward with 1 or 0. */
 	d[7] = aim && aim->hl >= 0 && rnd(&v->rng, 2) ? aim->hl + (int)rnd(&v->rng, 3) - 1 :
 	       rnd(&v->rng, 8) ? hls6[rnd(&v->rng, sizeof(hls6))] : rnd(&v->rng, 256);

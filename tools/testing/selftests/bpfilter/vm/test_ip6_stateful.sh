@@ -199,6 +199,12 @@ ok_if "the 5001 and 6000 NEW rules counted" \
 	test "$(pkts6 $S INPUT 5)" -ge 1 -a "$(pkts6 $S INPUT 6)" -ge 1
 ok_if "IPv6 conntrack runs in S" test "$(ct6 $S)" -ge 1
 diag "$($NS $IP6T -w -nvxL INPUT)"
+# xt_connmark reads the entry's mark: 0 for these connections.
+check "S: a connmark rule first" 0 $NS $IP6T -w -I INPUT 1 -p tcp --dport 5001 -m connmark --mark 0x0/0xff
+check "S: and one that never matches" 0 $NS $IP6T -w -I INPUT 2 -p tcp --dport 5001 -m connmark --mark 0x1/0xff
+ok_if "NEW to 5001 accepted again" connects $C $SA 5001
+ok_if "the connmark 0 rule counted, the 1 rule not" \
+	test "$(pkts6 $S INPUT 1)" -ge 1 -a "$(pkts6 $S INPUT 2)" = 0
 
 # ---- recent: a kernel-held match, held per family ----
 cleanup
