@@ -1,12 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 #
-# 20 cycles of unloading and loading the backend (rmmod bpfilter; modprobe
+# 10 cycles (CYCLES) of unloading and loading the backend (rmmod bpfilter; modprobe
 # bpfilter, or ip_tables' modules as the reference) without leaking memory,
 # processes or tables. Runs last: it leaves the backend loaded and empty.
 . "$(dirname "$0")/lib.sh"
 
-CYCLES=${CYCLES:-20}
+CYCLES=${CYCLES:-10}
 case "$BACKEND" in
 bpfilter)
 	unload="rmmod bpfilter"
