@@ -38,23 +38,32 @@ num='^[0-9]+$'
 grep -q '^| shape | rules | no firewall | ip_tables |' "$out"
 ok $? "markdown packet-rate table printed"
 
+# measured TAG LINE_PREFIX IPT_KEY S R: the checks both families share, for
+# shape S at R rules: the output line, every backend measured, bpfilter
+# enforcing the measured path, the BPF_PROG_TEST_RUN probes.
+measured() {
+	local tag=$1 prefix=$2 ipt=$3 s=$4 r=$5 line missing v k
+
+	line=$(grep "^$prefix: shape=$s rules=$r " "$out")
+	[[ "$line" =~ ^$prefix:\ shape=$s\ rules=$r\ bpfilter_pps=[0-9]+\ ${ipt}_pps=[0-9]+\ nft_pps=[0-9]+\ ratio=[0-9]+\.[0-9]+$ ]]
+	ok $? "$prefix line format: shape=$s rules=$r"
+	missing=
+	for k in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
+		v=$(get "$s" "$r" "$k")
+		[[ "$v" =~ $num ]] && [ "$v" -gt 0 ] || missing="$missing $k=${v:-none}"
+	done
+	[ -z "$missing" ]
+	ok $? "${tag}every backend measured: shape=$s rules=$r${missing:+ (bad:$missing)}"
+	[ "$(get "$s" "$r" bpfilter_enforced)" = yes ]
+	ok $? "${tag}bpfilter filters the measured path: shape=$s rules=$r"
+	[ "$(get "$s" "$r" cost_last_ok)" = ok ] && [ "$(get "$s" "$r" cost_none_ok)" = ok ] &&
+		[[ "$(get "$s" "$r" cost_last_ns)" =~ $num ]] && [[ "$(get "$s" "$r" cost_none_ns)" =~ $num ]]
+	ok $? "${tag}BPF_PROG_TEST_RUN cost with right verdicts and counts: shape=$s rules=$r"
+}
+
 for s in $shapes; do
 	for r in $sizes; do
-		line=$(grep "^bench: shape=$s rules=$r " "$out")
-		[[ "$line" =~ ^bench:\ shape=$s\ rules=$r\ bpfilter_pps=[0-9]+\ iptables_pps=[0-9]+\ nft_pps=[0-9]+\ ratio=[0-9]+\.[0-9]+$ ]]
-		ok $? "bench line format: shape=$s rules=$r"
-		missing=
-		for k in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
-			v=$(get "$s" "$r" "$k")
-			[[ "$v" =~ $num ]] && [ "$v" -gt 0 ] || missing="$missing $k=${v:-none}"
-		done
-		[ -z "$missing" ]
-		ok $? "every backend measured: shape=$s rules=$r${missing:+ (bad:$missing)}"
-		[ "$(get "$s" "$r" bpfilter_enforced)" = yes ]
-		ok $? "bpfilter filters the measured path: shape=$s rules=$r"
-		[ "$(get "$s" "$r" cost_last_ok)" = ok ] && [ "$(get "$s" "$r" cost_none_ok)" = ok ] &&
-			[[ "$(get "$s" "$r" cost_last_ns)" =~ $num ]] && [[ "$(get "$s" "$r" cost_none_ns)" =~ $num ]]
-		ok $? "BPF_PROG_TEST_RUN cost with right verdicts and counts: shape=$s rules=$r"
+		measured "" bench iptables "$s" "$r"
 		missing=
 		for k in iptables_restore_s bpfilter_restore_s iptables_append_s bpfilter_append_s helper_hwm_kb prog_insns; do
 			[ -n "$(get "$s" "$r" "$k")" ] || { missing="$k"; break; }
@@ -75,22 +84,8 @@ done
 
 # IPv6 (issue 13): the smoke run measures blocklist and mixed at its largest size.
 results=build/bench/run-smoke6/results.txt
-r=${sizes##* }
 for s in blocklist mixed; do
-	line=$(grep "^bench6: shape=$s rules=$r " "$out")
-	[[ "$line" =~ ^bench6:\ shape=$s\ rules=$r\ bpfilter_pps=[0-9]+\ ip6tables_pps=[0-9]+\ nft_pps=[0-9]+\ ratio=[0-9]+\.[0-9]+$ ]]
-	ok $? "bench6 line format: shape=$s rules=$r"
-	missing=
-	for k in none_pps iptables_pps nft_pps nftset_pps bpfilter_pps; do
-		v=$(get "$s" "$r" "$k")
-		[[ "$v" =~ $num ]] && [ "$v" -gt 0 ] || missing="$missing $k=${v:-none}"
-	done
-	[ -z "$missing" ]
-	ok $? "IPv6: every backend measured: shape=$s rules=$r${missing:+ (bad:$missing)}"
-	[ "$(get "$s" "$r" bpfilter_enforced)" = yes ]
-	ok $? "IPv6: bpfilter filters the measured path: shape=$s rules=$r"
-	[ "$(get "$s" "$r" cost_last_ok)" = ok ] && [ "$(get "$s" "$r" cost_none_ok)" = ok ]
-	ok $? "IPv6: BPF_PROG_TEST_RUN cost with right verdicts and counts: shape=$s rules=$r"
+	measured "IPv6: " bench6 ip6tables "$s" "${sizes##* }"
 done
 
 tap_totals
