@@ -237,8 +237,9 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 		return !ip->proto && it->shape.addr;
 	if (n != 1)
 		return false;
+	/* IPv4 ranges fold as prefixes; IPv6 ones stay rules. */
 	if (m->ops == &iprange_match_ops)
-		return !ip->proto && !it->shape.addr && iprange_prefixes(m->data, it);
+		return alen == 4 && !ip->proto && !it->shape.addr && iprange_prefixes(m->data, it);
 	it->shape.proto = ip->proto;
 	if (m->ops == &multiport_match_ops) {
 		it->shape.multiport = true;

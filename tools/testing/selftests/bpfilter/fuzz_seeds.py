@@ -87,7 +87,9 @@ def ip6t_ip6(proto=0, src=None, dst=None, i=None, o=None, inv=0, flags=0, tos=0)
 
 
 def nf_addr(a):
-    """union nf_inet_addr with an IPv4 address (network order)."""
+    """union nf_inet_addr with an IPv4 or IPv6 address (network order)."""
+    if ":" in a:
+        return socket.inet_pton(socket.AF_INET6, a)
     return socket.inet_aton(a) + b"\0" * 12
 
 
@@ -586,6 +588,10 @@ EXTENSIONS = [
     (M, "connmark", 1, ip6t_ip6(), xt_connmark_mtinfo1(0x1, 0xff, invert=1),
      "-m connmark ! --mark 0x1/0xff"),
     (M, "u32", 0, ip6t_ip6(), xt_u32([([(6, 0), (24, 2)], [(17, 17)])]), '-m u32 --u32 "6>>24=17"'),
+    (M, "iprange", 1, ip6t_ip6(),
+     xt_iprange_mtinfo(src=("2001:db8::10", "2001:db8::1:0"), dst=("fd00::", "fd00::ffff"),
+                       src_inv=True),
+     "-m iprange ! --src-range 2001:db8::10-2001:db8::1:0 --dst-range fd00::-fd00::ffff"),
 ]
 
 

@@ -168,7 +168,8 @@ static const struct abi_scenario scenarios[] = {
 	{ "v6_forms", {
 		IP6T "-A INPUT -m length --length 100:200 -m pkttype --pkt-type multicast "
 		"-m cpu --cpu 0 -m u32 --u32 '6>>24=17' -j DROP",
-		IP6T "-A INPUT -m tos --tos 0x10/0x3f -m dscp ! --dscp 10 -j ACCEPT",
+		IP6T "-A INPUT -m tos --tos 0x10/0x3f -m dscp ! --dscp 10 -m iprange "
+		"--src-range 2001:db8::1-2001:db8::ff ! --dst-range fd00::9-fd00::1 -j ACCEPT",
 		IP6T "-A INPUT -p tcp -m ecn --ecn-tcp-cwr ! --ecn-ip-ect 2 -m tcpmss ! --mss 1:536 -j ACCEPT",
 		IP6T "-A INPUT -p esp -m esp ! --espspi 100:200 -j DROP",
 		IP6T "-A FORWARD -m devgroup --src-group 1 --dst-group 2 -m mac --mac-source 02:00:00:00:00:01 -j DROP",

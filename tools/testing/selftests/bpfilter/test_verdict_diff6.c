@@ -11,7 +11,7 @@
  * codes, multiport, mark, comment, hl, mh types and ranges, eui64 (INPUT
  * and FORWARD only: ip6tables refuses it elsewhere), the family-free
  * matches and those with an IPv6 form (length, dscp, tos, ecn's IP bits,
- * pkttype, cpu, devgroup, mac, u32, esp, tcpmss), user chains reached by
+ * pkttype, cpu, devgroup, mac, u32, esp, tcpmss, iprange), user chains reached by
  * jumps and gotos, RETURN, ACCEPT/DROP policies, and runs of 4 to 12 rules
  * in a built-in chain that bpfilter folds into one map lookup: -s or -d
  * prefixes (all /128: a hash; mixed lengths, nested: an LPM trie), -p
@@ -68,6 +68,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,8 @@ static struct v6_run *run;
 static const char *const ext_matches[] = { "-m frag", "-m hbh", "-m dst", "-m rt", "-m ah",
 					    "-m ipv6header",
 					    "-m hl", "-m mh", "-m eui64", "-m length", "-m dscp",
-					    "-m tos", "-m ecn", "-m pkttype", "-m cpu", "-m u32" };
+					    "-m tos", "-m ecn", "-m pkttype", "-m cpu", "-m u32",
+					    "-m iprange" };
 #define NEXT_MATCHES (sizeof(ext_matches) / sizeof(ext_matches[0]))
 
 /* Next headers T has raw sockets for: every one T's packets can reach it with. */
@@ -544,17 +546,20 @@ static const unsigned char s_mac6[2][6] = {
 	{ 0x02, 0, 0, 0, 0, 0x10 }, { 0x02, 0, 0, 0, 0, 0x11 },
 };
 
+static void pick_addr(struct vd6 *v, unsigned char *out, bool local_bias);
+
 /*
  * A match the kernel has for both families (or for none in particular):
  * length, dscp, tos, ecn's IP bits, pkttype, cpu, devgroup (src in INPUT
- * and FORWARD, dst in FORWARD and OUTPUT), mac (INPUT, FORWARD), u32 on
- * the next header byte. (connmark needs conntrack, which bpfilter-hostd
+ * and FORWARD, dst in FORWARD and OUTPUT), mac (INPUT, FORWARD), iprange
+ * over addresses rules and packets use, u32 on the next header byte. (connmark needs conntrack, which bpfilter-hostd
  * cannot hold: the VM tests have it.)
  */
 static void gen_famfree6(struct vd6 *v, int chain)
 {
 	static const char *const types[] = { "unicast", "multicast", "broadcast" };
-	unsigned int k = rnd(&v->rng, 9), a, b;
+	unsigned int k = rnd(&v->rng, 10), a, b;
+	unsigned char lo[16], hi[16], t[16];
 
 	switch (k) {
 	case 0:
@@ -572,11 +577,13 @@ static void gen_famfree6(struct vd6 *v, int chain)
 			rnd(&v->rng, 256));
 		break;
 	case 3:
-		bprintf(&v->rules, " -m ecn %s--ecn-ip-ect %u", neg(v, 4), rnd(&v->rng, 4));
+		/* Most packets have ECN bits 0. */
+		bprintf(&v->rules, " -m ecn %s--ecn-ip-ect %u", neg(v, 4), rnd(&v->rng, 2) ? 0 :
+			rnd(&v->rng, 4));
 		break;
 	case 4:
 		bprintf(&v->rules, " -m pkttype %s--pkt-type %s", neg(v, 4),
-			types[rnd(&v->rng, 2) ? 0 : rnd(&v->rng, 3)]);
+			types[rnd(&v->rng, 4) ? 0 : rnd(&v->rng, 3)]);
 		break;
 	case 5:
 		bprintf(&v->rules, " -m cpu %s--cpu %u", neg(v, 4), rnd(&v->rng, 2));
@@ -595,6 +602,21 @@ static void gen_famfree6(struct vd6 *v, int chain)
 		bprintf(&v->rules, " -m mac %s--mac-source %02x:%02x:%02x:%02x:%02x:%02x",
 			neg(v, 4), s_mac6[a][0], s_mac6[a][1], s_mac6[a][2], s_mac6[a][3],
 			s_mac6[a][4], s_mac6[a][5]);
+		break;
+	case 8:
+		/* Mostly in order, at times reversed (never matches, as in the kernel). */
+		pick_addr(v, lo, false);
+		pick_addr(v, hi, false);
+		if (memcmp(lo, hi, 16) > 0 && rnd(&v->rng, 8)) {
+			memcpy(t, lo, 16);
+			memcpy(lo, hi, 16);
+			memcpy(hi, t, 16);
+		}
+		bprintf(&v->rules, " -m iprange %s--%s-range ", neg(v, 4), rnd(&v->rng, 2) ? "src" :
+			"dst");
+		put_addr(&v->rules, (const struct in6_addr *)lo);
+		bprintf(&v->rules, "-");
+		put_addr(&v->rules, (const struct in6_addr *)hi);
 		break;
 	default:
 		/* The 4 bytes at offset 6: next header, then the hop limit. */
@@ -635,7 +657,7 @@ static void gen_rule6(struct vd6 *v, int chain, const char *name, unsigned int f
 		v->cur.eui64 = true;
 		bprintf(&v->rules, " -m eui64");
 	}
-	if (!rnd(&v->rng, 4))
+	if (!rnd(&v->rng, 3))
 		gen_famfree6(v, chain);
 	if (!rnd(&v->rng, 12))
 		bprintf(&v->rules, " -m mark %s--mark 0x%x/0x%x", neg(v, 3), rnd(&v->rng, 2),
@@ -1587,6 +1609,7 @@ int main(int argc, char **argv)
 		.want_cases = vd_env_ul("VERDICT_DIFF6_CASES", V6_DEFAULT_CASES),
 		.per_ruleset = V6_PER_RULESET, .main_pid = getpid(),
 	};
+	cpu_set_t cpus;
 	int opt;
 
 	while ((opt = getopt(argc, argv, "s:n:p:v")) != -1) {
@@ -1604,6 +1627,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/*
+	 * One CPU for the sender and all it forks: veth delivers in the
+	 * sender's context, so both sides see each packet on the same CPU and
+	 * -m cpu judges alike.
+	 */
+	CPU_ZERO(&cpus);
+	CPU_SET(sched_getcpu() > 0 ? sched_getcpu() : 0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus))
+		perror("sched_setaffinity");
 	/* Shared with the harness' test children, which count the cases. */
 	run = vd_shared(sizeof(*run));
 	if (!run || vd_start(print_summary6))

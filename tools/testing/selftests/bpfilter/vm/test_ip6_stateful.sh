@@ -7,7 +7,9 @@
 # real connections, -m recent (the kernel's lists, held per family: an IPv6
 # replace leaves the IPv4 table's alone), and conntrack held per family: an
 # IPv4 table with state rules turns on no IPv6 conntrack, as with ip_tables
-# and ip6_tables. With
+# and ip6_tables; then (bpfilter) the helper killed under IPv6 and IPv4
+# tables, which survive with their counters, recent list and verdicts, and
+# an unload and load of the backend with IPv6 tables. With
 # bpfilter the BPF programs call bpfilter.ko's kfuncs (nf_send_reset6(),
 # nf_send_unreach6(), nf_log_packet() in NFPROTO_IPV6) and the module holds
 # nf_ct_netns_get(net, NFPROTO_IPV6); with ip6_tables its own modules do.
@@ -251,5 +253,71 @@ ok_if "an IPv6 connection again" connects $C $SA 5001
 ok_if "... is tracked now" sh -c "$NS cat /proc/net/nf_conntrack | grep -q '^ipv6 .*dport=5001'"
 check "S: the IPv6 state rule goes" 0 $NS $IP6T -w -F
 check "S: the IPv4 one too" 0 $NS $IPT -w -F
+
+# ---- the helper dies: IPv6 tables, counters and verdicts survive ----
+gone()
+{
+	[ ! -d "/proc/$1" ] || grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null
+}
+# The IPv6 rules, without their counters.
+rules6()
+{
+	$NS ip6tables-legacy-save 2>&1 | grep -v '^#' | sed 's/ \[[0-9]*:[0-9]*\]$//'
+}
+if need_bpfilter "IPv6 helper crash survival"; then
+	check "S: a dual-stack table with state, REJECT and a recent list" 0 $NS $IP6T_RESTORE -c <<'RULES'
+*filter
+:INPUT ACCEPT [3:300]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+[4:40] -A INPUT -m state --state ESTABLISHED -j ACCEPT
+[5:50] -A INPUT -p tcp -m tcp --dport 5001 --syn -m recent --set --name v6kill
+[6:60] -A INPUT -p tcp -m tcp --dport 5002 -j REJECT --reject-with tcp-reset
+COMMIT
+RULES
+	check "S: and an IPv4 rule" 0 $NS $IPT -w -A INPUT -p tcp --dport 5002 -j REJECT --reject-with tcp-reset
+	ok_if "5001 connects" connects $C $SA 5001
+	before=$(rules6)
+	pid1=$(helper_pids | head -n1)
+	check "kill -9 the helper" 0 kill -9 "$pid1"
+	ok_if "the helper is gone" wait_for gone "$pid1"
+	ok_if "the IPv6 table in force still rejects 5002 meanwhile" refused $C $SA 5002
+	check "the next ip6tables command works" 0 $NS $IP6T -w -S
+	ok_if "same IPv6 rules after the crash" test "$(rules6)" = "$before"
+	ok_if "counters kept and counting: the REJECT rule's 6 and more" \
+		test "$(pkts6 $S INPUT 3)" -ge 7
+	ok_if "the IPv4 rule is still there" sh -c "$NS $IPT -w -S INPUT | grep -q 'dport 5002'"
+	ok_if "the recent list was kept" $NS grep -q "^src=fd00:0254:0001:0000:0000:0000:0000:0001 " \
+		/proc/net/xt_recent/v6kill
+	ok_if "5002 still rejected after the restart" refused $C $SA 5002
+	ok_if "5001 still connects, ESTABLISHED counted" connects $C $SA 5001
+	check "S: flush IPv6 and IPv4" 0 sh -c "$NS $IP6T -w -F && $NS $IPT -w -F"
+fi
+
+# ---- unload and load with IPv6 tables (stock: ip6table_filter) ----
+cleanup
+setup
+check "S: an IPv6 table with conntrack and a recent list" 0 $NS $IP6T_RESTORE <<'RULES'
+*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+-A INPUT -m conntrack --ctstate ESTABLISHED -j ACCEPT
+-A INPUT -p tcp -m recent --set --name v6cycle
+COMMIT
+RULES
+cleanup
+if [ "$BACKEND" = bpfilter ]; then
+	ok_if "rmmod bpfilter with IPv6 tables gone" wait_for rmmod bpfilter
+	check "modprobe bpfilter" 0 modprobe bpfilter
+else
+	ok_if "rmmod ip6table_filter" wait_for rmmod ip6table_filter
+	check "modprobe ip6table_filter" 0 modprobe ip6table_filter
+fi
+expect "the IPv6 table is the initial one" 0 $IP6T -w -S <<'EOF'
+-P INPUT ACCEPT
+-P FORWARD ACCEPT
+-P OUTPUT ACCEPT
+EOF
 cleanup
 done_testing
