@@ -60,7 +60,7 @@ struct run_shape {
 	int verdict;
 };
 
-/* An IPv4 range is at most 62 prefixes (iprange is IPv4's alone). */
+/* An IPv4 range is at most 62 prefixes (only IPv4 ranges fold; IPv6 ones stay rules). */
 #define RUN_MAX_PREFIXES 62
 
 /* What one rule contributes to a run: address prefixes, destination port ranges. */
