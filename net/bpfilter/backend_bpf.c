@@ -65,14 +65,20 @@
 #include "sockdiag.h"
 #include "table.h"
 
-/* The filter table's hooks: the only ones this backend attaches to. */
-static const unsigned int filter_hooks[] = { NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
-#define NHOOKS (sizeof(filter_hooks) / sizeof(filter_hooks[0]))
-/* Dispatcher names: "bpfilter_in" etc. (program names hold 15 characters). */
-static const char *const disp_names[] = { "in", "fwd", "out" };
+/* Short names of the hooks: dispatchers ("bpfilter_in", 15 characters at most) and pins. */
+static const char *const hook_tags[NF_INET_NUMHOOKS] = {
+	[NF_INET_PRE_ROUTING] = "pre", [NF_INET_LOCAL_IN] = "in", [NF_INET_FORWARD] = "fwd",
+	[NF_INET_LOCAL_OUT] = "out", [NF_INET_POST_ROUTING] = "post",
+};
 
-/* Priorities tried in order when NF_IP_PRI_FILTER is taken (-EBUSY). */
-static const int prio_order[] = { NF_IP_PRI_FILTER, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5 };
+/* Offsets from the table's priority tried in order when it is taken (-EBUSY). */
+static const int prio_order[] = { 0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5 };
+
+/* Does @ns's table have built-in chain @hook? */
+static bool has_hook(const struct netns *ns, unsigned int hook)
+{
+	return ns->kind->valid_hooks & (1u << hook);
+}
 
 #define VERIFIER_LOG_SIZE (1u << 20)
 
@@ -276,9 +282,13 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 	bool verifier;
 	int fd;
 
-	/* bpf_flt_FORWARD, bpf_ip6_FORWARD: at most 15 characters. */
-	snprintf(name, sizeof(name), "bpf_%s_%s", t->fam == &family_ipv4 ? "flt" : "ip6",
-		 codegen_hook_name(hook));
+	/* bpf_flt_FORWARD, bpf_ip6_FORWARD, bpf_raw6_PREROU: at most 15 characters. */
+	if (!strcmp(t->name, "filter"))
+		snprintf(name, sizeof(name), "bpf_%s_%s", t->fam == &family_ipv4 ? "flt" : "ip6",
+			 codegen_hook_name(hook));
+	else
+		snprintf(name, sizeof(name), "bpf_%.3s%s_%.6s", t->name,
+			 t->fam == &family_ipv4 ? "" : "6", codegen_hook_name(hook));
 	if (!g->log)
 		g->log = malloc(VERIFIER_LOG_SIZE);
 	l.log = g->log;
@@ -359,9 +369,13 @@ static void leave_netns(struct context *ctx, struct bpf_global *g)
 		bf_err(ctx, "bpf: cannot return to the helper's netns: %d", -errno);
 }
 
-/* Attach @prog_fd at @hook, at NF_IP_PRI_FILTER or the first free fallback priority. */
+/*
+ * Attach @prog_fd at @hook, at the table's priority (NF_IP_PRI_FILTER,
+ * NF_IP_PRI_RAW, ...) or the first free one near it.
+ */
 static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsigned int hook)
 {
+	const int prio = ns->kind->priority;
 	unsigned int i;
 	int fd = -EBUSY;
 
@@ -370,13 +384,13 @@ static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsig
 
 		opts.netfilter.pf = ns->fam->nfproto;
 		opts.netfilter.hooknum = hook;
-		opts.netfilter.priority = prio_order[i];
+		opts.netfilter.priority = prio + prio_order[i];
 		fd = bpf_link_create(prog_fd, 0, BPF_NETFILTER, &opts);
 		if (fd >= 0) {
-			if (prio_order[i] != NF_IP_PRI_FILTER)
-				bf_warn(ctx, "bpf: netns %u: %s: priority %d is taken, attached at "
-					"priority %d instead", ns->ino, codegen_hook_name(hook),
-					NF_IP_PRI_FILTER, prio_order[i]);
+			if (prio_order[i])
+				bf_warn(ctx, "bpf: netns %u: %s %s: priority %d is taken, attached "
+					"at priority %d instead", ns->ino, ns->kind->name,
+					codegen_hook_name(hook), prio, prio + prio_order[i]);
 			return fd;
 		}
 		fd = -errno;
@@ -392,16 +406,21 @@ static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsig
 static int attach_dispatchers(struct context *ctx, struct bpf_global *g, struct netns *ns,
 			      struct bpf_ns *b)
 {
-	unsigned int i;
+	unsigned int h;
 	int err;
 
-	for (i = 0; i < NHOOKS; i++) {
-		unsigned int h = filter_hooks[i];
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		struct codegen cg;
 		char name[16];
 
-		snprintf(name, sizeof(name), "bpfilter%s_%s", ns->fam == &family_ipv4 ? "" : "6",
-			 disp_names[i]);
+		if (!has_hook(ns, h))
+			continue;
+		if (ns->kind->id == BPFILTER_TABLE_FILTER)
+			snprintf(name, sizeof(name), "bpfilter%s_%s",
+				 ns->fam == &family_ipv4 ? "" : "6", hook_tags[h]);
+		else
+			snprintf(name, sizeof(name), "bpf%.3s%s_%.4s", ns->kind->name,
+				 ns->fam == &family_ipv4 ? "" : "6", hook_tags[h]);
 		codegen_init(&cg, &g->bi);
 		err = codegen_dispatcher(&cg, h);
 		if (!err)
@@ -419,9 +438,9 @@ static int attach_dispatchers(struct context *ctx, struct bpf_global *g, struct 
 	err = enter_netns(ctx, ns, b);
 	if (err)
 		return err;
-	for (i = 0; i < NHOOKS; i++) {
-		unsigned int h = filter_hooks[i];
-
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!has_hook(ns, h))
+			continue;
 		err = attach_hook(ctx, ns, b->disp_fd[h], h);
 		if (err < 0)
 			break;
@@ -452,10 +471,9 @@ static bool can_enforce(struct context *ctx, struct bpf_global *g, struct netns 
 		       t->name);
 		return false;
 	}
-	if (t->valid_hooks & ~((1u << NF_INET_LOCAL_IN) | (1u << NF_INET_FORWARD) |
-			       (1u << NF_INET_LOCAL_OUT))) {
-		bf_err(ctx, "bpf: netns %u: table '%s' has hooks other than the filter table's",
-		       ns->ino, t->name);
+	if (t->valid_hooks != ns->kind->valid_hooks) {
+		bf_err(ctx, "bpf: netns %u: table '%s' has hooks 0x%x, not the %s table's",
+		       ns->ino, t->name, t->valid_hooks, ns->kind->name);
 		return false;
 	}
 	return true;
@@ -474,7 +492,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	int new_cont[NF_INET_NUMHOOKS] = { -1, -1, -1, -1, -1 };
 	struct cg_hook_load total = {};
 	struct bpf_ns *b = ns->backend_priv;
-	unsigned int i, swapped = 0;
+	unsigned int i, h, swapped = 0;
 	int state_fd = -1;
 	int err;
 
@@ -522,9 +540,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	}
 
 	/* Generate, load and verify everything before touching what runs. */
-	for (i = 0; i < NHOOKS; i++) {
-		unsigned int h = filter_hooks[i];
-
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		if (!(new_table->valid_hooks & (1u << h)))
 			continue;
 		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, b->runs_fd,
@@ -535,8 +551,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	}
 
 	/* Switch. */
-	for (i = 0; i < NHOOKS; i++) {
-		unsigned int h = filter_hooks[i];
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		uint32_t key = h;
 
 		if (new_prog[h] < 0)
@@ -547,7 +562,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 			       codegen_hook_name(h), err);
 			goto rollback;
 		}
-		swapped = i + 1;
+		swapped |= 1u << h;
 	}
 	if (!b->attached) {
 		err = attach_dispatchers(ctx, g, ns, b);
@@ -591,10 +606,11 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 
 rollback:
 	/* Put the old programs back in the slots switched so far. */
-	for (i = 0; i < swapped; i++) {
-		unsigned int h = filter_hooks[i];
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		uint32_t key = h;
 
+		if (!(swapped & (1u << h)))
+			continue;
 		if (b->prog_fd[h] >= 0)
 			bpf_map_update_elem(b->progs_fd, &key, &b->prog_fd[h], BPF_ANY);
 		else
@@ -650,11 +666,17 @@ static int bpf_read_counters(struct context *ctx, struct netns *ns, const struct
 	return err;
 }
 
-/* Path of @ns's pinned object @what in the bpffs directory: <ino>_[ip6_]<what>. */
+/*
+ * Path of @ns's pinned object @what in the bpffs directory: <ino>_[ip6_]<what> for
+ * the filter table, <ino>_[ip6_]<table>_<what> for the others.
+ */
 static void pin_path(struct context *ctx, const struct netns *ns, const char *what, char *buf,
 		     size_t len)
 {
-	snprintf(buf, len, "/proc/self/fd/%d/%u_%s%s", ctx->bpffs_fd, ns->ino, ns->fam->tag, what);
+	bool filter = ns->kind->id == BPFILTER_TABLE_FILTER;
+
+	snprintf(buf, len, "/proc/self/fd/%d/%u_%s%s%s%s", ctx->bpffs_fd, ns->ino, ns->fam->tag,
+		 filter ? "" : ns->kind->name, filter ? "" : "_", what);
 }
 
 /* Identity of a table's contents (FNV-1a): which counters map belongs to it. */
@@ -669,8 +691,11 @@ static uint64_t table_id(const struct table *t)
 	return h ^ t->num_entries;
 }
 
-static const char *const link_pins[] = { "link_in", "link_fwd", "link_out" };
-static const char *const cont_pins[] = { "cont_in", "cont_fwd", "cont_out" };
+/* Name of the pin of @hook's link or continuation array (@kind "link" or "cont"). */
+static void hook_pin(const char *kind, unsigned int hook, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s_%s", kind, hook_tags[hook]);
+}
 
 static void pin_one(struct context *ctx, struct netns *ns, int fd, const char *what)
 {
@@ -692,7 +717,7 @@ static void pin_one(struct context *ctx, struct netns *ns, int fd, const char *w
 static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 {
 	char name[32], path[128];
-	unsigned int i;
+	unsigned int h;
 
 	if (ctx->bpffs_fd < 0)
 		return;
@@ -700,16 +725,21 @@ static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 	pin_one(ctx, ns, b->runs_fd, "runs");
 	if (!b->pinned) {
 		pin_one(ctx, ns, b->progs_fd, "slots");
-		for (i = 0; i < NHOOKS; i++)
-			if (b->link_fd[filter_hooks[i]] >= 0)
-				pin_one(ctx, ns, b->link_fd[filter_hooks[i]], link_pins[i]);
+		for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+			hook_pin("link", h, name, sizeof(name));
+			if (has_hook(ns, h) && b->link_fd[h] >= 0)
+				pin_one(ctx, ns, b->link_fd[h], name);
+		}
 		b->pinned = true;
 	}
-	for (i = 0; i < NHOOKS; i++) {
-		if (b->cont_fd[filter_hooks[i]] >= 0) {
-			pin_one(ctx, ns, b->cont_fd[filter_hooks[i]], cont_pins[i]);
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!has_hook(ns, h))
+			continue;
+		hook_pin("cont", h, name, sizeof(name));
+		if (b->cont_fd[h] >= 0) {
+			pin_one(ctx, ns, b->cont_fd[h], name);
 		} else {
-			pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
+			pin_path(ctx, ns, name, path, sizeof(path));
 			unlink(path);
 		}
 	}
@@ -724,8 +754,8 @@ static void pin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 
 static void unpin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *b)
 {
-	char path[128];
-	unsigned int i;
+	char path[128], name[32];
+	unsigned int h;
 
 	if (ctx->bpffs_fd < 0 || !b->pinned)
 		return;
@@ -733,10 +763,14 @@ static void unpin_objects(struct context *ctx, struct netns *ns, struct bpf_ns *
 	unlink(path);
 	pin_path(ctx, ns, "runs", path, sizeof(path));
 	unlink(path);
-	for (i = 0; i < NHOOKS; i++) {
-		pin_path(ctx, ns, link_pins[i], path, sizeof(path));
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!has_hook(ns, h))
+			continue;
+		hook_pin("link", h, name, sizeof(name));
+		pin_path(ctx, ns, name, path, sizeof(path));
 		unlink(path);
-		pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
+		hook_pin("cont", h, name, sizeof(name));
+		pin_path(ctx, ns, name, path, sizeof(path));
 		unlink(path);
 	}
 	if (b->cnt_pin[0]) {
@@ -780,7 +814,7 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	struct bpf_global *g = global_get(ctx);
 	struct bpf_ns *b;
 	char path[128], name[32];
-	unsigned int i;
+	unsigned int h;
 	int fd, cnt;
 	pid_t pid;
 
@@ -819,12 +853,16 @@ static int bpf_restore(struct context *ctx, struct netns *ns, struct table *t)
 	b->runs_fd = bpf_obj_get(path);
 	if (b->runs_fd >= 0 && !codegen_runs_fit(b->runs_fd))
 		close_fd(&b->runs_fd);
-	for (i = 0; i < NHOOKS; i++) {
-		pin_path(ctx, ns, link_pins[i], path, sizeof(path));
-		b->link_fd[filter_hooks[i]] = bpf_obj_get(path);
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!has_hook(ns, h))
+			continue;
+		hook_pin("link", h, name, sizeof(name));
+		pin_path(ctx, ns, name, path, sizeof(path));
+		b->link_fd[h] = bpf_obj_get(path);
 		/* Held until the switch: the pinned programs still tail-call through them. */
-		pin_path(ctx, ns, cont_pins[i], path, sizeof(path));
-		b->cont_fd[filter_hooks[i]] = bpf_obj_get(path);
+		hook_pin("cont", h, name, sizeof(name));
+		pin_path(ctx, ns, name, path, sizeof(path));
+		b->cont_fd[h] = bpf_obj_get(path);
 	}
 	snprintf(name, sizeof(name), "cnt_%016llx", (unsigned long long)table_id(t));
 	pin_path(ctx, ns, name, path, sizeof(path));

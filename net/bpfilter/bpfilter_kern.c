@@ -56,6 +56,15 @@ struct bpfilter_net {
 	 * IPv4 table with state rules turns on no IPv6 conntrack and defrag.
 	 */
 	bool ct_held[2];
+	/* Each family's tables, as the helper's last reply about them listed
+	 * them (mbox_reply.tables): what ip_tables_names shows.
+	 */
+	u32 tables[2];
+};
+
+static const char *const bpfilter_table_names[BPFILTER_TABLE_MAX] = {
+	[BPFILTER_TABLE_FILTER] = "filter",
+	[BPFILTER_TABLE_RAW] = "raw",
 };
 
 /* The family a request is for, and its index in ct_held[]. */
@@ -180,7 +189,7 @@ static int bpfilter_ct_sync(struct net *net, u8 family, bool want)
 }
 
 /* Hold the checkentries the helper wrote to BPFILTER_HOLDS_FILE (bpfilter.h): 0 or -errno. */
-static int bpfilter_holds_load(struct net *net, u8 family)
+static int bpfilter_holds_load(struct net *net, u8 family, unsigned int table)
 {
 	ssize_t n;
 	void *buf;
@@ -191,7 +200,8 @@ static int bpfilter_holds_load(struct net *net, u8 family)
 		return -ENOMEM;
 	n = bpfilter_umh_read_state(&bpfilter.umh, BPFILTER_HOLDS_FILE, buf,
 				    BPFILTER_HOLDS_MAX_SIZE);
-	err = n < 0 ? n : bpfilter_holds_check(net, family, buf, n);
+	err = n < 0 ? n : bpfilter_holds_check(net, family, table,
+					       bpfilter_table_names[table], buf, n);
 	kvfree(buf);
 	return err;
 }
@@ -208,6 +218,8 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
 	u8 family = bpfilter_ct_family(req);
+	unsigned int table = 0;
+	struct mbox_reply reply;
 	bool held = false;
 	int tries, err, ret;
 	u32 flags;
@@ -220,23 +232,30 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 			     (bn->ct_held[bpfilter_ct_index(family)] ?
 			      BPFILTER_REQ_CT_HELD : 0) |
 			     (held ? BPFILTER_REQ_HELD : 0);
-		err = bpfilter_umh_request(&bpfilter.umh, req, &flags);
+		err = bpfilter_umh_request(&bpfilter.umh, req, &reply);
+		flags = reply.flags;
 		if (flags == BPFILTER_UMH_NO_REPLY) {
 			if (held)
-				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_KEEP);
+				bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_KEEP);
 			break;
 		}
+		WRITE_ONCE(bn->tables[bpfilter_ct_index(family)], reply.tables);
+		/* The table whose holds this reply is about, if it is about holds. */
+		if (flags & (BPFILTER_REPLY_HOLD_CHECK | BPFILTER_REPLY_HOLD_COMMIT))
+			table = (flags & BPFILTER_REPLY_TABLE_MASK) >>
+				BPFILTER_REPLY_TABLE_SHIFT;
 		ret = bpfilter_ct_sync(net, family, flags & (BPFILTER_REPLY_CT_WANT |
 							     BPFILTER_REPLY_RETRY));
 		if (!ret && (flags & BPFILTER_REPLY_HOLD_CHECK)) {
-			ret = bpfilter_holds_load(net, family);
+			ret = table < BPFILTER_TABLE_MAX ?
+			      bpfilter_holds_load(net, family, table) : -EIO;
 			held = !ret;
 		}
 		if (!(flags & BPFILTER_REPLY_RETRY)) {
-			if (flags & BPFILTER_REPLY_HOLD_COMMIT)
-				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_COMMIT);
+			if ((flags & BPFILTER_REPLY_HOLD_COMMIT) && table < BPFILTER_TABLE_MAX)
+				bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_COMMIT);
 			else if (held)
-				bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
+				bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 		/* checkentry's error, as ip_tables returns it; a second retry is a bug. */
@@ -244,8 +263,10 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 			err = ret ? ret : -EIO;
 			if (!ret)
 				pr_warn_ratelimited("the helper asked twice for conntrack or holds\n");
-			bpfilter_ct_sync(net, family, false);
-			bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
+			/* Conntrack stays on if the tables in force want it. */
+			bpfilter_ct_sync(net, family, flags & BPFILTER_REPLY_CT_WANT);
+			if (table < BPFILTER_TABLE_MAX)
+				bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_ABORT);
 			break;
 		}
 	}
@@ -362,22 +383,41 @@ static int bpfilter_get6(struct sock *sk, int cmd, void __user *user, int *len)
 				*len, false);
 }
 
-static int bpfilter_names_show(struct seq_file *m, void *v)
+/* The namespace's tables of @family, newest first, as xt_register_table() lists them. */
+static int bpfilter_names_show(struct seq_file *m, u8 family)
 {
-	/* The helper has exactly one table per family, filter, in every namespace. */
-	seq_puts(m, "filter\n");
+	struct bpfilter_net *bn = net_generic(seq_file_single_net(m), bpfilter_net_id);
+	u32 list = READ_ONCE(bn->tables[bpfilter_ct_index(family)]);
+	unsigned int k;
+
+	for (; list; list >>= BPFILTER_TABLES_BITS) {
+		k = (list & (BIT(BPFILTER_TABLES_BITS) - 1)) - 1;
+		if (k < BPFILTER_TABLE_MAX)
+			seq_printf(m, "%s\n", bpfilter_table_names[k]);
+	}
 	return 0;
 }
 
+static int bpfilter_names_show4(struct seq_file *m, void *v)
+{
+	return bpfilter_names_show(m, NFPROTO_IPV4);
+}
+
+/* single_open_net() makes the net the seq_file's private: one show per family. */
+static int bpfilter_names_show6(struct seq_file *m, void *v)
+{
+	return bpfilter_names_show(m, NFPROTO_IPV6);
+}
+
 /* /proc/net/@name, readable by the namespace's root as x_tables makes it. */
-static int bpfilter_names_create(struct net *net, const char *name)
+static int bpfilter_names_create(struct net *net, const char *name,
+				 int (*show)(struct seq_file *m, void *v))
 {
 	struct proc_dir_entry *pde;
 	kuid_t uid;
 	kgid_t gid;
 
-	pde = proc_create_net_single(name, 0440, net->proc_net,
-				     bpfilter_names_show, NULL);
+	pde = proc_create_net_single(name, 0440, net->proc_net, show, NULL);
 	if (!pde)
 		return -ENOMEM;
 	uid = make_kuid(net->user_ns, 0);
@@ -391,10 +431,10 @@ static int __net_init bpfilter_net_init(struct net *net)
 {
 	int err;
 
-	err = bpfilter_names_create(net, BPFILTER_NAMES);
+	err = bpfilter_names_create(net, BPFILTER_NAMES, bpfilter_names_show4);
 	if (err || !ipv6)
 		return err;
-	err = bpfilter_names_create(net, BPFILTER_NAMES6);
+	err = bpfilter_names_create(net, BPFILTER_NAMES6, bpfilter_names_show6);
 	if (err)
 		remove_proc_entry(BPFILTER_NAMES, net->proc_net);
 	return err;
@@ -417,8 +457,8 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_ct_sync(net, NFPROTO_IPV4, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV6, false);
-	bpfilter_holds_settle(net, NFPROTO_IPV4, BPFILTER_HOLDS_RELEASE);
-	bpfilter_holds_settle(net, NFPROTO_IPV6, BPFILTER_HOLDS_RELEASE);
+	bpfilter_holds_settle(net, NFPROTO_IPV4, BPFILTER_TABLE_MAX, BPFILTER_HOLDS_RELEASE);
+	bpfilter_holds_settle(net, NFPROTO_IPV6, BPFILTER_TABLE_MAX, BPFILTER_HOLDS_RELEASE);
 	mutex_unlock(&bpfilter.ct_lock);
 	/* On unload the helper's whole state goes away with its tmpfs. */
 	if (READ_ONCE(bpfilter.unloading))

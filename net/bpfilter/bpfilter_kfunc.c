@@ -42,6 +42,11 @@
  *	(mark & ~@mask) ^ @xor, which the hooks after this one see. A program
  *	cannot write skb->mark itself. Returns 0.
  *
+ *   int bpfilter_notrack(struct bpf_nf_ctx *ctx)
+ *	xt_CT's notrack_tg() (NOTRACK, CT --notrack): a packet conntrack has
+ *	not seen yet (no skb->_nfct) is marked untracked, so that conntrack
+ *	leaves it alone and --ctstate UNTRACKED matches it. Returns 0.
+ *
  *   u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
  *	xt_addrtype's question to the routing tables: inet_dev_addr_type() of
  *	@addr (network order) in ctx->state->net, limited to no device
@@ -76,6 +81,7 @@
 #include <net/route.h>
 #include <net/netfilter/ipv4/nf_reject.h>
 #include <net/netfilter/ipv6/nf_reject.h>
+#include <net/netfilter/nf_conntrack.h>
 #include <net/netfilter/nf_log.h>
 
 #include "../../include/uapi/linux/bpfilter.h"
@@ -89,6 +95,7 @@ struct xt_hold {
 	struct list_head gone;		/* on the way to destroy */
 	struct net *net;
 	u8 family;			/* of the table it belongs to */
+	u8 table;			/* which one: enum bpfilter_table */
 	unsigned long key;		/* in xt_hold_ids: RCU for the kfunc */
 	const struct xt_match *match;	/* its module held */
 	bool pending;			/* of the table being put in force */
@@ -124,14 +131,16 @@ static void xt_hold_destroy(struct xt_hold *h)
 	kfree(h);
 }
 
-void bpfilter_holds_settle(struct net *net, u8 family, enum bpfilter_holds_outcome how)
+void bpfilter_holds_settle(struct net *net, u8 family, unsigned int table,
+			   enum bpfilter_holds_outcome how)
 {
 	struct xt_hold *h, *n;
 	LIST_HEAD(gone);
 
 	mutex_lock(&xt_holds_mutex);
 	list_for_each_entry_safe(h, n, &xt_holds, list) {
-		if (h->net != net || h->family != family)
+		if (h->net != net || h->family != family ||
+		    (table < BPFILTER_TABLE_MAX && h->table != table))
 			continue;
 		if (how == BPFILTER_HOLDS_RELEASE ||
 		    (how == BPFILTER_HOLDS_COMMIT && !h->pending) ||
@@ -154,11 +163,12 @@ void bpfilter_holds_settle(struct net *net, u8 family, enum bpfilter_holds_outco
 EXPORT_SYMBOL_GPL(bpfilter_holds_settle);
 
 /* xt_check_match()'s size check and the match's checkentry, for one record: 0 or -errno. */
-static int xt_hold_one(struct net *net, u8 family, const struct bpfilter_hold *rec)
+static int xt_hold_one(struct net *net, u8 family, const char *table,
+		       const struct bpfilter_hold *rec)
 {
 	struct xt_mtchk_param par = {
 		.net = net,
-		.table = "filter",
+		.table = table,
 		.entryinfo = rec->entry,
 		.hook_mask = rec->hook_mask,
 		.family = family,
@@ -182,6 +192,7 @@ static int xt_hold_one(struct net *net, u8 family, const struct bpfilter_hold *r
 		goto put;
 	h->net = net;
 	h->family = family;
+	h->table = rec->table;
 	h->match = m;
 	h->pending = true;
 	h->key = xt_hold_key(net, family, rec->id);
@@ -210,27 +221,28 @@ put:
 	return err;
 }
 
-int bpfilter_holds_check(struct net *net, u8 family, const void *buf, size_t len)
+int bpfilter_holds_check(struct net *net, u8 family, unsigned int table, const char *name,
+			 const void *buf, size_t len)
 {
 	const struct bpfilter_hold *rec;
 	unsigned int n = 0;
 	size_t off = 0;
 	int err = 0;
 
-	bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
+	bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_ABORT);
 	while (off < len && !err) {
 		rec = buf + off;
 		if (len - off < sizeof(*rec) || rec->size > len - off - sizeof(*rec) ||
 		    rec->size % 8 || ++n > BPFILTER_HOLDS_MAX || rec->family != family ||
-		    rec->id >= XT_HOLD_ID_MAX) {
+		    rec->table != table || rec->id >= XT_HOLD_ID_MAX) {
 			err = -EIO;
 			break;
 		}
-		err = xt_hold_one(net, family, rec);
+		err = xt_hold_one(net, family, name, rec);
 		off += sizeof(*rec) + rec->size;
 	}
 	if (err)
-		bpfilter_holds_settle(net, family, BPFILTER_HOLDS_ABORT);
+		bpfilter_holds_settle(net, family, table, BPFILTER_HOLDS_ABORT);
 	return err;
 }
 EXPORT_SYMBOL_GPL(bpfilter_holds_check);
@@ -374,6 +386,16 @@ __bpf_kfunc int bpfilter_mark(struct bpf_nf_ctx *ctx, u32 mask, u32 xor)
 	return 0;
 }
 
+__bpf_kfunc int bpfilter_notrack(struct bpf_nf_ctx *ctx)
+{
+	struct sk_buff *skb = ctx->skb;
+
+	/* Previously seen (loopback)? Ignore, as notrack_tg() does. */
+	if (!skb->_nfct)
+		nf_ct_set(skb, NULL, IP_CT_UNTRACKED);
+	return 0;
+}
+
 __bpf_kfunc u32 bpfilter_addrtype(struct bpf_nf_ctx *ctx, u32 addr, u32 iface)
 {
 	const struct nf_hook_state *state = ctx->state;
@@ -394,6 +416,7 @@ BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_nflog)
 BTF_ID_FLAGS(func, bpfilter_xt_match)
 BTF_ID_FLAGS(func, bpfilter_mark)
+BTF_ID_FLAGS(func, bpfilter_notrack)
 BTF_ID_FLAGS(func, bpfilter_addrtype)
 BTF_KFUNCS_END(bpfilter_kfunc_ids)
 

@@ -151,6 +151,7 @@ static void module_kfuncs_none(struct btf_info *bi)
 	bi->kf_xt_match = -1;
 	bi->kf_addrtype = -1;
 	bi->kf_mark = -1;
+	bi->kf_notrack = -1;
 }
 
 /* bpfilter_kfunc.ko's kfuncs, when the module is loaded (kf_* -1 otherwise). */
@@ -169,6 +170,7 @@ static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 		bi->kf_xt_match = btf__find_by_name_kind(mod, "bpfilter_xt_match", BTF_KIND_FUNC);
 		bi->kf_addrtype = btf__find_by_name_kind(mod, "bpfilter_addrtype", BTF_KIND_FUNC);
 		bi->kf_mark = btf__find_by_name_kind(mod, "bpfilter_mark", BTF_KIND_FUNC);
+		bi->kf_notrack = btf__find_by_name_kind(mod, "bpfilter_notrack", BTF_KIND_FUNC);
 	}
 	btf__free(mod);
 }

@@ -73,6 +73,7 @@ struct btf_info {
 	int32_t kf_xt_match;
 	int32_t kf_addrtype;
 	int32_t kf_mark;
+	int32_t kf_notrack;
 	int mod_btf_fd;
 	bool loaded;
 };

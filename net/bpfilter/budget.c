@@ -19,7 +19,7 @@ struct usage {
 	uint64_t bytes;
 };
 
-/* Is @ns the first of its namespace's families in the list (count the namespace once)? */
+/* Is @ns the first of its namespace's tables in the list (count the namespace once)? */
 static bool first_of_ino(const struct context *ctx, const struct netns *ns)
 {
 	const struct netns *o;
@@ -44,8 +44,8 @@ static struct usage owner_usage(const struct context *ctx, const struct mbox_req
 			u.netns++;
 		if (ns == skip)
 			continue;
-		u.entries += ns->filter->num_entries;
-		u.bytes += ns->filter->size;
+		u.entries += ns->table->num_entries;
+		u.bytes += ns->table->size;
 	}
 	return u;
 }

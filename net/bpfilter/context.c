@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The helper's context: namespaces and their tables, created on first use. */
+/* The helper's context: namespaces and their tables, each created on first use. */
 #define _GNU_SOURCE
 
 #include "context.h"
@@ -44,6 +44,7 @@ static void reload_saved(struct context *ctx)
 		return;
 	}
 	while ((de = readdir(dir))) {
+		const struct table_kind *kind;
 		const struct family *fam;
 		unsigned long ino;
 		struct netns *ns;
@@ -52,11 +53,11 @@ static void reload_saved(struct context *ctx)
 		ino = strtoul(de->d_name, &end, 10);
 		if (end == de->d_name || ino > UINT32_MAX)
 			continue;
-		fam = state_file_family(end);
-		if (!fam)
+		if (state_file_parse(end, &fam, &kind))
 			continue;
-		if (context_get_netns(ctx, ino, fam, &ns))
-			bf_warn(ctx, "netns %lu: saved %s table not restored", ino, fam->name);
+		if (context_get_netns(ctx, ino, fam, kind, &ns))
+			bf_warn(ctx, "netns %lu: saved %s %s table not restored", ino, fam->name,
+				kind->name);
 	}
 	closedir(dir);
 }
@@ -79,7 +80,7 @@ int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *ba
 static void netns_free(struct context *ctx, struct netns *ns)
 {
 	ctx->backend->release(ctx, ns);
-	table_free(ns->filter);
+	table_free(ns->table);
 	free(ns);
 }
 
@@ -94,23 +95,24 @@ void context_fini(struct context *ctx)
 	log_fini(&ctx->log);
 }
 
-struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam)
+struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam,
+				 const struct table_kind *kind)
 {
 	struct netns *ns;
 
 	for (ns = ctx->netns; ns; ns = ns->next)
-		if (ns->ino == ino && (!fam || ns->fam == fam))
+		if (ns->ino == ino && (!fam || ns->fam == fam) && (!kind || ns->kind == kind))
 			return ns;
 	return NULL;
 }
 
 int context_get_netns(struct context *ctx, uint32_t ino, const struct family *fam,
-		      struct netns **out)
+		      const struct table_kind *kind, struct netns **out)
 {
 	struct netns *ns;
 	int err;
 
-	ns = context_find_netns(ctx, ino, fam);
+	ns = context_find_netns(ctx, ino, fam, kind);
 	if (ns) {
 		*out = ns;
 		return 0;
@@ -120,26 +122,53 @@ int context_get_netns(struct context *ctx, uint32_t ino, const struct family *fa
 		return -ENOMEM;
 	ns->ino = ino;
 	ns->fam = fam;
+	ns->kind = kind;
 	err = state_load(ctx, ns);
 	if (!err && ctx->backend->restore) {
-		err = ctx->backend->restore(ctx, ns, ns->filter);
+		err = ctx->backend->restore(ctx, ns, ns->table);
 		if (err)
-			bf_err(ctx, "netns %u: backend %s cannot restore the saved table: %d",
-			       ino, ctx->backend->name, err);
+			bf_err(ctx, "netns %u: backend %s cannot restore the saved %s table: %d",
+			       ino, ctx->backend->name, kind->name, err);
 	} else if (err) {
 		if (err != -ENOENT)
-			bf_warn(ctx, "netns %u: saved table unusable (%d), starting fresh", ino,
-				err);
-		err = table_create_initial(ctx, fam, &ns->filter);
+			bf_warn(ctx, "netns %u: saved %s table unusable (%d), starting fresh", ino,
+				kind->name, err);
+		err = table_create_initial(ctx, fam, kind, &ns->table);
 		if (err) {
 			free(ns);
 			return err;
 		}
+		ns->created = ctx->table_seq;
 	}
+	/* Stamps stay increasing across helper restarts: the order is x_tables'. */
+	if (ns->created >= ctx->table_seq)
+		ctx->table_seq = ns->created + 1;
 	ns->next = ctx->netns;
 	ctx->netns = ns;
 	*out = ns;
 	return 0;
+}
+
+uint32_t context_table_list(const struct context *ctx, uint32_t ino, const struct family *fam)
+{
+	const struct netns *ns, *best;
+	uint64_t below = UINT64_MAX;
+	uint32_t list = 0;
+	unsigned int n;
+
+	/* Newest first, as xt_register_table() adds each table at the head of its list. */
+	for (n = 0; n < BPFILTER_TABLE_MAX; n++) {
+		best = NULL;
+		for (ns = ctx->netns; ns; ns = ns->next)
+			if (ns->ino == ino && ns->fam == fam && ns->created < below &&
+			    (!best || ns->created > best->created))
+				best = ns;
+		if (!best)
+			break;
+		list |= (uint32_t)(best->kind->id + 1) << (n * BPFILTER_TABLES_BITS);
+		below = best->created;
+	}
+	return list;
 }
 
 void context_netns_exit(struct context *ctx, uint32_t ino)

@@ -16,19 +16,23 @@
 #include "log.h"
 
 struct table;
+struct table_kind;
 struct backend_ops;
 struct family;
 
 /*
- * The tables of one family in one network namespace, identified by the
- * inode of its ns file (net->ns.inum): a namespace where IPv4 and IPv6
- * are both used has two, as it has ip_tables' and ip6_tables' tables.
+ * One table (filter, raw, ...) of one family in one network namespace,
+ * identified by the inode of its ns file (net->ns.inum): a namespace where
+ * IPv4 and IPv6 are both used has a filter table of each, as it has
+ * ip_tables' and ip6_tables' tables.
  */
 struct netns {
 	uint32_t ino;
 	const struct family *fam;
+	const struct table_kind *kind;
+	uint64_t created;	/* when it was made (context.table_seq): the names' order */
 	pid_t pid;		/* requester of the request being served (for /proc/PID/ns/net) */
-	struct table *filter;	/* the filter table, never NULL once created */
+	struct table *table;	/* the table in force, never NULL once created */
 	void *backend_priv;	/* owned by the backend */
 	bool limited;		/* on owner_uid's budget (budget.h) */
 	uint32_t owner_uid;
@@ -44,6 +48,7 @@ struct context {
 	struct log log;
 	uint32_t req_flags;	/* BPFILTER_REQ_* of the request being served */
 	uint32_t reply_flags;	/* BPFILTER_REPLY_* its handler adds to the reply */
+	uint64_t table_seq;	/* the next table's netns.created */
 };
 
 /*
@@ -55,14 +60,23 @@ int context_init(struct context *ctx, int state_fd, int bpffs_fd, const char *ba
 /* Release every namespace (backend release included) and close the log. */
 void context_fini(struct context *ctx);
 /*
- * The tables of family @fam in namespace @ino, created on first use:
- * reloaded from the state directory if a saved table is there, else with
- * the initial filter table. Returns 0 and *out, or -errno.
+ * The table @kind of family @fam in namespace @ino, created on first use:
+ * reloaded from the state directory if a saved table is there, else the
+ * kind's initial table. Returns 0 and *out, or -errno.
  */
 int context_get_netns(struct context *ctx, uint32_t ino, const struct family *fam,
-		      struct netns **out);
-/* Those tables if they are known, else NULL (@fam NULL: of any family); never creates them. */
-struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam);
+		      const struct table_kind *kind, struct netns **out);
+/*
+ * That table if it is known, else NULL (@fam NULL: of any family, @kind NULL: any
+ * table); never creates it.
+ */
+struct netns *context_find_netns(struct context *ctx, uint32_t ino, const struct family *fam,
+				 const struct table_kind *kind);
+/*
+ * mbox_reply.tables for family @fam in namespace @ino: its tables' enum
+ * bpfilter_table + 1, newest first, as x_tables lists them.
+ */
+uint32_t context_table_list(const struct context *ctx, uint32_t ino, const struct family *fam);
 /*
  * Forget namespace @ino, every family: backend release, free its tables, delete its saved
  * state. Unknown ino is fine.

@@ -34,7 +34,8 @@ void holds_number(struct table *t, uint32_t base)
 
 		for (k = 0; k < r->num_matches; k++)
 			if (r->matches[k].ops->kernel)
-				r->matches[k].hold_id = base + n++;
+				r->matches[k].hold_id = (base & ~HOLD_SEQ_MASK) |
+							((base + n++) & HOLD_SEQ_MASK);
 	}
 	t->num_holds = n;
 }
@@ -45,7 +46,10 @@ _Static_assert(sizeof(((struct bpfilter_hold *)0)->entry) >= sizeof(struct ip6t_
 	       sizeof(((struct bpfilter_hold *)0)->entry) >= sizeof(struct ipt_ip),
 	       "struct bpfilter_hold's entry is too small");
 
-static int holds_records(const struct table *t, char **out, size_t *len)
+_Static_assert(BPFILTER_TABLE_MAX <= 1u << (31 - HOLD_KIND_SHIFT),
+	       "hold ids have no room for every table's range");
+
+static int holds_records(const struct table *t, uint8_t table, char **out, size_t *len)
 {
 	size_t size = 0, off = 0;
 	uint32_t i, k;
@@ -81,6 +85,7 @@ static int holds_records(const struct table *t, char **out, size_t *len)
 			h->id = m->hold_id;
 			h->hook_mask = r->comefrom;
 			h->family = t->fam->nfproto;
+			h->table = table;
 			t->fam->from_model(&r->ip, h->entry);
 			memcpy(h + 1, m->data, m->ops->size);
 			off += sizeof(*h) + m->ops->size;
@@ -128,15 +133,21 @@ static int holds_write(struct context *ctx, const char *buf, size_t len)
 	return err;
 }
 
-int holds_prepare(struct context *ctx, const struct table *cur, struct table *t)
+int holds_prepare(struct context *ctx, const struct netns *ns, struct table *t)
 {
+	const struct table *cur = ns->table;
 	size_t len;
 	char *buf;
 	int err;
 
-	/* After the ids of the table in force: both sets live until the swap is settled. */
-	holds_number(t, cur->hold_base + cur->num_holds);
-	err = holds_records(t, &buf, &len);
+	/*
+	 * After the ids of the table in force: both sets live until the swap is
+	 * settled. Each table numbers in its own range: ids are unique in the
+	 * namespace and family.
+	 */
+	holds_number(t, (uint32_t)ns->kind->id << HOLD_KIND_SHIFT |
+			((cur->hold_base + cur->num_holds) & HOLD_SEQ_MASK));
+	err = holds_records(t, ns->kind->id, &buf, &len);
 	if (err || !buf)
 		return err;
 	if (!(ctx->req_flags & BPFILTER_REQ_HOLD_CAPABLE) || ctx->state_dir_fd < 0) {
@@ -146,7 +157,8 @@ int holds_prepare(struct context *ctx, const struct table *cur, struct table *t)
 	} else if (!holds_held(ctx, buf, len)) {
 		err = holds_write(ctx, buf, len);
 		if (!err) {
-			ctx->reply_flags |= BPFILTER_REPLY_HOLD_CHECK;
+			ctx->reply_flags |= BPFILTER_REPLY_HOLD_CHECK |
+					    ns->kind->id << BPFILTER_REPLY_TABLE_SHIFT;
 			err = -EAGAIN;
 		}
 	}

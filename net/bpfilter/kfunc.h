@@ -13,11 +13,13 @@
 struct net;
 
 /* The checkentries of the struct bpfilter_hold records in @buf (@len bytes,
- * bpfilter.h) in @net for @family's table (NFPROTO_IPV4 or NFPROTO_IPV6),
- * held as its pending set (an earlier pending set is dropped first): 0, or
- * the first checkentry's -errno with nothing held.
+ * bpfilter.h) in @net for @family's (NFPROTO_IPV4 or NFPROTO_IPV6) table
+ * @table (enum bpfilter_table) named @name, held as its pending set (an
+ * earlier pending set of that table is dropped first): 0, or the first
+ * checkentry's -errno with nothing held.
  */
-int bpfilter_holds_check(struct net *net, u8 family, const void *buf, size_t len);
+int bpfilter_holds_check(struct net *net, u8 family, unsigned int table, const char *name,
+			 const void *buf, size_t len);
 
 enum bpfilter_holds_outcome {
 	BPFILTER_HOLDS_COMMIT,		/* the new table is in force: destroy the old set */
@@ -26,7 +28,10 @@ enum bpfilter_holds_outcome {
 	BPFILTER_HOLDS_RELEASE,		/* the namespace's table is gone: destroy all */
 };
 
-/* Settle the holds of @family's table in @net after a call to the helper (may sleep). */
-void bpfilter_holds_settle(struct net *net, u8 family, enum bpfilter_holds_outcome how);
+/* Settle the holds of @family's table @table in @net after a call to the helper
+ * (BPFILTER_TABLE_MAX: every table's); may sleep.
+ */
+void bpfilter_holds_settle(struct net *net, u8 family, unsigned int table,
+			   enum bpfilter_holds_outcome how);
 
 #endif

@@ -29,7 +29,7 @@
 #include "table.h"
 
 /*
- * Whether the table in force of the request's namespace and family needs
+ * Whether a table in force of the request's namespace and family needs
  * conntrack, said in every reply so that the module's hold for that family
  * follows the tables.
  */
@@ -39,7 +39,7 @@ static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *r
 	const struct netns *ns;
 
 	for (ns = ctx->netns; ns; ns = ns->next)
-		if (ns->ino == req->netns_ino && ns->fam == fam && ns->filter->needs_conntrack)
+		if (ns->ino == req->netns_ino && ns->fam == fam && ns->table->needs_conntrack)
 			return BPFILTER_REPLY_CT_WANT;
 	return 0;
 }
@@ -118,6 +118,9 @@ int main(int argc, char **argv)
 		ctx.reply_flags = 0;
 		reply.status = handle(&ctx, &req);
 		reply.flags = ctx.reply_flags | conntrack_want(&ctx, &req);
+		if (family_get(req.family))
+			reply.tables = context_table_list(&ctx, req.netns_ino,
+							  family_get(req.family));
 		err = write_exact(STDOUT_FILENO, &reply, sizeof(reply));
 		if (err) {
 			bf_err(&ctx, "writing a reply failed: %d", err);

@@ -140,8 +140,8 @@ int rule_unconditional(const struct family *f, const void *e)
 	return entry_target_offset(f, e) == f->entry_size;
 }
 
-int rule_init(struct context *ctx, const struct family *f, const void *e, uint32_t offset,
-	      struct rule *rule)
+int rule_init(struct context *ctx, const struct family *f, const char *table, const void *e,
+	      uint32_t offset, struct rule *rule)
 {
 	uint16_t target_offset = entry_target_offset(f, e);
 	uint32_t pos, n = 0;
@@ -173,7 +173,7 @@ int rule_init(struct context *ctx, const struct family *f, const void *e, uint32
 		rule->num_matches++;
 		pos += em->u.match_size;
 	}
-	err = target_init(ctx, f, rule, (const char *)e + target_offset, &rule->target);
+	err = target_init(ctx, f, table, rule, (const char *)e + target_offset, &rule->target);
 	if (err)
 		goto err_free;
 	return 0;

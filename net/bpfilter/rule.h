@@ -65,11 +65,11 @@ int rule_entry_is_standard(const struct family *f, const void *e);
 /* True if @e is unconditional: an all-zero network header part and no matches. */
 int rule_unconditional(const struct family *f, const void *e);
 /*
- * Parse the already size-checked entry @e at @offset into @rule and look up/check its
- * matches and target: 0 or -errno.
+ * Parse the already size-checked entry @e at @offset of table @table into @rule and look
+ * up/check its matches and target: 0 or -errno.
  */
-int rule_init(struct context *ctx, const struct family *f, const void *e, uint32_t offset,
-	      struct rule *rule);
+int rule_init(struct context *ctx, const struct family *f, const char *table, const void *e,
+	      uint32_t offset, struct rule *rule);
 /* Free what rule_init() allocated. */
 void rule_free(struct rule *rule);
 

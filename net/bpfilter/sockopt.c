@@ -31,19 +31,23 @@
 #define XT_MAX_TABLE_SIZE (512ull * 1024 * 1024)
 #define XT_TABLE_INFO_SIZE 64
 
-/* The requesting namespace, made known if it is new and its owner's budget allows. */
-static int request_netns(struct context *ctx, const struct mbox_request *req,
-			 struct netns **nsp)
+/*
+ * The table @kind of the requesting namespace, made on first use as x_tables
+ * makes iptable_filter's, iptable_raw's, ... if the owner's budget allows a
+ * namespace it did not have.
+ */
+static int request_table(struct context *ctx, const struct mbox_request *req,
+			 const struct table_kind *kind, struct netns **nsp)
 {
 	struct netns *ns;
 	int err;
 
-	if (!context_find_netns(ctx, req->netns_ino, NULL)) {
+	if (!context_find_netns(ctx, req->netns_ino, NULL, NULL)) {
 		err = budget_check_netns(ctx, req);
 		if (err)
 			return err;
 	}
-	err = context_get_netns(ctx, req->netns_ino, family_get(req->family), &ns);
+	err = context_get_netns(ctx, req->netns_ino, family_get(req->family), kind, &ns);
 	if (err)
 		return err;
 	ns->pid = req->pid;
@@ -52,13 +56,15 @@ static int request_netns(struct context *ctx, const struct mbox_request *req,
 	return 0;
 }
 
-/* The table @name of the requesting namespace: only "filter" exists. */
+/* The table @name of the requesting namespace: -ENOENT if x_tables has no such table here. */
 static int find_table(struct context *ctx, const struct mbox_request *req, const char *name,
 		      struct netns **nsp)
 {
-	if (strcmp(name, TABLE_FILTER))
+	const struct table_kind *kind = table_kind_find(name);
+
+	if (!kind)
 		return -ENOENT;
-	return request_netns(ctx, req, nsp);
+	return request_table(ctx, req, kind, nsp);
 }
 
 /* Model counters plus the backend's live ones, one pair per entry. */
@@ -100,7 +106,7 @@ static int get_info(struct context *ctx, const struct mbox_request *req)
 	err = find_table(ctx, req, name, &ns);
 	if (err)
 		return err;
-	table_to_info(ns->filter, name, &info);
+	table_to_info(ns->table, name, &info);
 	return pvm_write(req->pid, req->addr, &info, sizeof(info));
 }
 
@@ -124,7 +130,7 @@ static int get_entries(struct context *ctx, const struct mbox_request *req)
 	err = find_table(ctx, req, get.name, &ns);
 	if (err)
 		return err;
-	t = ns->filter;
+	t = ns->table;
 	if (get.size != t->size)
 		return -EAGAIN;
 
@@ -172,8 +178,8 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 {
 	struct xt_counters *old_counters = NULL;
 	struct table *new_table = NULL, *old;
+	struct netns *ns = NULL;
 	struct ipt_replace repl;
-	struct netns *ns;
 	void *blob = NULL;
 	uint32_t i;
 	int err;
@@ -222,9 +228,11 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	 * Likewise the checkentries of the matches the kernel runs (recent,
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
-	err = request_netns(ctx, req, &ns);
-	if (!err)
-		err = holds_prepare(ctx, ns->filter, new_table);
+	err = 0;
+	if (table_kind_find(repl.name))
+		err = find_table(ctx, req, repl.name, &ns);
+	if (!err && ns)
+		err = holds_prepare(ctx, ns, new_table);
 	if (err == -EAGAIN)
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
 	else if (err)
@@ -242,7 +250,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	err = find_table(ctx, req, repl.name, &ns);
 	if (err)
 		goto out_free;
-	old = ns->filter;
+	old = ns->table;
 	if (repl.valid_hooks != old->valid_hooks) {
 		err = -EINVAL;
 		goto out_free;
@@ -270,11 +278,12 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	/* The backend folded the old table's live counts into its model counters. */
 	for (i = 0; i < old->num_entries; i++)
 		old_counters[i] = old->rules[i].counters;
-	ns->filter = new_table;
+	ns->table = new_table;
 	new_table = NULL;
 	table_free(old);
-	/* The module settles the holds of the request's family. */
-	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT;
+	/* The module settles the holds of this table of the request's family. */
+	ctx->reply_flags |= BPFILTER_REPLY_HOLD_COMMIT |
+			    ns->kind->id << BPFILTER_REPLY_TABLE_SHIFT;
 	state_save(ctx, ns);
 
 	/* Like ip_tables: the new table is in place, a bad pointer is not an error. */
@@ -320,7 +329,7 @@ static int do_add_counters(struct context *ctx, const struct mbox_request *req)
 	err = find_table(ctx, req, info.name, &ns);
 	if (err)
 		goto out_free;
-	t = ns->filter;
+	t = ns->table;
 	if (t->num_entries != info.num_counters) {
 		err = -EINVAL;
 		goto out_free;

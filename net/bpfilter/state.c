@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Saved tables, one file per namespace and family in the state directory
- * (<ino>.table, <ino>.ip6_table): a header
- * with the GET_INFO fields and whose budget the namespace is on, then the
+ * Saved tables, one file per namespace, family and table in the state
+ * directory (<ino>.filter, <ino>.ip6_filter, <ino>.raw, ...): a header
+ * with the GET_INFO fields, when the table was made and whose budget the
+ * namespace is on, then the
  * GET_ENTRIES bytes with the model counters. A reload re-validates the blob
  * like a REPLACE would.
  */
@@ -24,7 +25,7 @@
 #include "io.h"
 #include "table.h"
 
-#define STATE_MAGIC "bpfltst2"
+#define STATE_MAGIC "bpfltst3"
 #define STATE_MAX_SIZE (512u * 1024 * 1024)
 
 struct state_header {
@@ -34,32 +35,40 @@ struct state_header {
 	/* A restarted helper counts the namespace on the same budget at once. */
 	uint32_t limited;
 	uint32_t owner_uid;
+	uint64_t created;	/* netns.created: /proc/net/ip_tables_names' order */
 };
 
 static const struct family *const families[] = { &family_ipv4, &family_ipv6 };
 
-static void state_names(uint32_t ino, const struct family *f, char *name, char *tmp, size_t len)
+static void state_names(uint32_t ino, const struct family *f, const struct table_kind *kind,
+			char *name, char *tmp, size_t len)
 {
-	snprintf(name, len, "%u.%stable", ino, f->tag);
-	snprintf(tmp, len, "%u.%stmp", ino, f->tag);
+	snprintf(name, len, "%u.%s%s", ino, f->tag, kind->name);
+	snprintf(tmp, len, "%u.%s%s.tmp", ino, f->tag, kind->name);
 }
 
-const struct family *state_file_family(const char *suffix)
+int state_file_parse(const char *suffix, const struct family **fam,
+		     const struct table_kind **kind)
 {
-	char want[16];
-	unsigned int i;
+	char want[32];
+	unsigned int i, k;
 
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		snprintf(want, sizeof(want), ".%stable", families[i]->tag);
-		if (!strcmp(suffix, want))
-			return families[i];
+		for (k = 0; k < BPFILTER_TABLE_MAX; k++) {
+			snprintf(want, sizeof(want), ".%s%s", families[i]->tag, table_kinds[k].name);
+			if (strcmp(suffix, want))
+				continue;
+			*fam = families[i];
+			*kind = &table_kinds[k];
+			return 0;
+		}
 	}
-	return NULL;
+	return -ENOENT;
 }
 
 int state_save(struct context *ctx, const struct netns *ns)
 {
-	const struct table *t = ns->filter;
+	const struct table *t = ns->table;
 	struct xt_counters *counters = NULL;
 	struct state_header hdr;
 	char name[32], tmp[32];
@@ -69,13 +78,14 @@ int state_save(struct context *ctx, const struct netns *ns)
 
 	if (ctx->state_dir_fd < 0)
 		return 0;
-	state_names(ns->ino, ns->fam, name, tmp, sizeof(name));
+	state_names(ns->ino, ns->fam, ns->kind, name, tmp, sizeof(name));
 	memset(&hdr, 0, sizeof(hdr));
 	memcpy(hdr.magic, STATE_MAGIC, sizeof(hdr.magic));
 	table_to_info(t, t->name, &hdr.info);
 	hdr.hold_base = t->hold_base;
 	hdr.limited = ns->limited;
 	hdr.owner_uid = ns->owner_uid;
+	hdr.created = ns->created;
 	counters = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counters));
 	blob = malloc(t->size ? t->size : 1);
 	if (!counters || !blob) {
@@ -103,7 +113,8 @@ int state_save(struct context *ctx, const struct netns *ns)
 
 out_free:
 	if (err)
-		bf_err(ctx, "netns %u: cannot save %s table: %d", ns->ino, ns->fam->name, err);
+		bf_err(ctx, "netns %u: cannot save %s %s table: %d", ns->ino, ns->fam->name,
+		       ns->kind->name, err);
 	free(counters);
 	free(blob);
 	return err;
@@ -122,14 +133,15 @@ int state_load(struct context *ctx, struct netns *ns)
 
 	if (ctx->state_dir_fd < 0)
 		return -ENOENT;
-	state_names(ino, ns->fam, name, tmp, sizeof(name));
+	state_names(ino, ns->fam, ns->kind, name, tmp, sizeof(name));
 	fd = openat(ctx->state_dir_fd, name, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	err = read_exact(fd, &hdr, sizeof(hdr));
 	if (err)
 		goto out;
-	if (memcmp(hdr.magic, STATE_MAGIC, sizeof(hdr.magic)) || hdr.info.size > STATE_MAX_SIZE) {
+	if (memcmp(hdr.magic, STATE_MAGIC, sizeof(hdr.magic)) || hdr.info.size > STATE_MAX_SIZE ||
+	    strncmp(hdr.info.name, ns->kind->name, sizeof(hdr.info.name))) {
 		err = -EINVAL;
 		goto out;
 	}
@@ -156,9 +168,10 @@ int state_load(struct context *ctx, struct netns *ns)
 	/* The saved counters are in the entries, which the validation ignored. */
 	for (i = 0; i < t->num_entries; i++)
 		entry_get_counters(ns->fam, blob + t->rules[i].offset, &t->rules[i].counters);
-	ns->filter = t;
+	ns->table = t;
 	ns->limited = hdr.limited;
 	ns->owner_uid = hdr.owner_uid;
+	ns->created = hdr.created;
 out:
 	if (err && err != -ENOENT)
 		bf_err(ctx, "netns %u: saved table invalid: %d", ino, err);
@@ -170,13 +183,15 @@ out:
 void state_remove(struct context *ctx, uint32_t ino)
 {
 	char name[32], tmp[32];
-	unsigned int i;
+	unsigned int i, k;
 
 	if (ctx->state_dir_fd < 0)
 		return;
 	for (i = 0; i < sizeof(families) / sizeof(families[0]); i++) {
-		state_names(ino, families[i], name, tmp, sizeof(name));
-		unlinkat(ctx->state_dir_fd, name, 0);
-		unlinkat(ctx->state_dir_fd, tmp, 0);
+		for (k = 0; k < BPFILTER_TABLE_MAX; k++) {
+			state_names(ino, families[i], &table_kinds[k], name, tmp, sizeof(name));
+			unlinkat(ctx->state_dir_fd, name, 0);
+			unlinkat(ctx->state_dir_fd, tmp, 0);
+		}
 	}
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Crash survival: each namespace's filter table is saved to a file in the
+ * Crash survival: each namespace's tables are saved to a file in the
  * state directory (BPFILTER_STATE_FD) after every change, so a restarted
  * helper serves the same table and counters.
  */
@@ -12,20 +12,26 @@
 struct context;
 struct family;
 struct netns;
+struct table_kind;
 
 /*
- * Save @ns's filter table with its model counters and its budget owner,
+ * Save @ns's table with its model counters and its budget owner,
  * atomically (temp file + rename): 0 or -errno; 0 without a state dir.
  */
 int state_save(struct context *ctx, const struct netns *ns);
 /*
- * Reload and re-validate the saved table of @ns->ino and @ns->fam into @ns->filter, with
- * its budget owner: 0, -ENOENT if none saved, or -errno (@ns unchanged).
+ * Reload and re-validate the saved table of @ns->ino, @ns->fam and @ns->kind into
+ * @ns->table, with its budget owner and creation stamp: 0, -ENOENT if none saved, or
+ * -errno (@ns unchanged).
  */
 int state_load(struct context *ctx, struct netns *ns);
-/* Delete the saved tables of @ino, every family; no error if there is none. */
+/* Delete the saved tables of @ino, every family and kind; no error if there is none. */
 void state_remove(struct context *ctx, uint32_t ino);
-/* The family whose state files end in @suffix (".table", ".ip6_table"), or NULL. */
-const struct family *state_file_family(const char *suffix);
+/*
+ * The family and table kind of the state files whose name ends in @suffix (".filter",
+ * ".ip6_raw", ...): 0, or -ENOENT if it is no table's.
+ */
+int state_file_parse(const char *suffix, const struct family **fam,
+		     const struct table_kind **kind);
 
 #endif /* NET_BPFILTER_STATE_H */

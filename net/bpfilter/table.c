@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The table model: translate_table() of ip_tables.c and ip6_tables.c on a
- * native model, the kernel's initial filter table, and the
+ * native model, the tables x_tables knows and their initial rulesets, and the
  * GET_INFO/GET_ENTRIES views. The entries are read through the table's
  * family (family.h); everything else is the same in both.
  */
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
 
 #include "context.h"
 #include "family.h"
@@ -287,7 +288,7 @@ int table_from_replace(struct context *ctx, const struct family *fam,
 	for (i = 0; i < n; i++) {
 		struct rule *r = &t->rules[i];
 
-		err = rule_init(ctx, fam, entry_at(t, offsets[i]), offsets[i], r);
+		err = rule_init(ctx, fam, t->name, entry_at(t, offsets[i]), offsets[i], r);
 		if (err) {
 			bf_dbg(ctx, "replace '%s': rule %u at %u: %d", t->name, i, offsets[i],
 			       err);
@@ -322,39 +323,71 @@ err_free:
 	return err;
 }
 
-/* The initial filter table: what iptable_filter / ip6table_filter register in every netns. */
-int table_create_initial(struct context *ctx, const struct family *fam, struct table **out)
+const struct table_kind table_kinds[BPFILTER_TABLE_MAX] = {
+	[BPFILTER_TABLE_FILTER] = {
+		.id = BPFILTER_TABLE_FILTER,
+		.name = "filter",
+		.valid_hooks = 1u << NF_INET_LOCAL_IN | 1u << NF_INET_FORWARD |
+			       1u << NF_INET_LOCAL_OUT,
+		.priority = NF_IP_PRI_FILTER,
+	},
+	[BPFILTER_TABLE_RAW] = {
+		.id = BPFILTER_TABLE_RAW,
+		.name = "raw",
+		/* Before conntrack (NF_IP_PRI_CONNTRACK), so that NOTRACK works. */
+		.valid_hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_OUT,
+		.priority = NF_IP_PRI_RAW,
+	},
+};
+
+const struct table_kind *table_kind_find(const char *name)
 {
-	static const int hooks[] = { NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
+	unsigned int i;
+
+	for (i = 0; i < BPFILTER_TABLE_MAX; i++)
+		if (!strcmp(table_kinds[i].name, name))
+			return &table_kinds[i];
+	return NULL;
+}
+
+/* The initial table: what iptable_filter, iptable_raw, ... register in a netns on first use. */
+int table_create_initial(struct context *ctx, const struct family *fam,
+			 const struct table_kind *kind, struct table **out)
+{
 	const uint32_t std_size = fam->entry_size + sizeof(struct xt_standard_target);
 	const uint32_t err_size = fam->entry_size + sizeof(struct xt_error_target);
-	const uint32_t size = 3 * std_size + err_size;
+	uint32_t size, n = 0;
 	struct ipt_replace repl;
 	struct xt_error_target *et;
-	unsigned int i;
 	char *blob, *e;
-	int err;
+	int h, err;
 
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		n += !!(kind->valid_hooks & (1u << h));
+	size = n * std_size + err_size;
 	blob = calloc(1, size);
 	if (!blob)
 		return -ENOMEM;
 	memset(&repl, 0, sizeof(repl));
-	strcpy(repl.name, TABLE_FILTER);
+	strcpy(repl.name, kind->name);
 	repl.size = size;
-	repl.num_entries = 4;
-	for (i = 0; i < 3; i++) {
+	repl.num_entries = n + 1;
+	repl.valid_hooks = kind->valid_hooks;
+	for (h = 0, n = 0; h < NF_INET_NUMHOOKS; h++) {
 		struct xt_standard_target *st;
 
-		e = blob + i * std_size;
+		if (!(kind->valid_hooks & (1u << h)))
+			continue;
+		e = blob + n * std_size;
 		entry_set_offsets(fam, e, std_size);
 		st = (struct xt_standard_target *)(e + fam->entry_size);
 		st->target.u.target_size = sizeof(*st);
 		st->verdict = -NF_ACCEPT - 1;
-		repl.valid_hooks |= 1u << hooks[i];
-		repl.hook_entry[hooks[i]] = i * std_size;
-		repl.underflow[hooks[i]] = i * std_size;
+		repl.hook_entry[h] = n * std_size;
+		repl.underflow[h] = n * std_size;
+		n++;
 	}
-	e = blob + 3 * std_size;
+	e = blob + n * std_size;
 	entry_set_offsets(fam, e, err_size);
 	et = (struct xt_error_target *)(e + fam->entry_size);
 	et->target.u.target_size = sizeof(*et);

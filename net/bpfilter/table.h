@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/bpfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
 #include "rule.h"
@@ -41,14 +42,29 @@ struct table {
 	void *entries;
 };
 
-/* The table name that exists in every namespace. */
-#define TABLE_FILTER "filter"
-
 /*
- * Build the kernel's initial filter table of family @fam (valid_hooks 0x0e, 3 ACCEPT
- * policies + ERROR; 632 bytes for IPv4, 856 for IPv6): 0 or -ENOMEM.
+ * A table x_tables knows by name (iptable_filter, iptable_raw, ...): its
+ * hooks and the priority it runs at. IPv4 and IPv6 have the same ones.
  */
-int table_create_initial(struct context *ctx, const struct family *fam, struct table **out);
+struct table_kind {
+	enum bpfilter_table id;		/* the module knows it by this */
+	const char *name;
+	uint32_t valid_hooks;		/* bitmask of 1 << NF_INET_* */
+	int priority;			/* NF_IP_PRI_* (NF_IP6_PRI_* are the same) */
+};
+
+/* Every kind, indexed by enum bpfilter_table. */
+extern const struct table_kind table_kinds[BPFILTER_TABLE_MAX];
+
+/* The kind named @name, or NULL: no such table here (ip_tables' -ENOENT). */
+const struct table_kind *table_kind_find(const char *name);
+/*
+ * Build the kernel's initial table of kind @kind and family @fam: an ACCEPT
+ * policy per hook + ERROR (filter: valid_hooks 0x0e, 632 bytes for IPv4,
+ * 856 for IPv6): 0 or -ENOMEM.
+ */
+int table_create_initial(struct context *ctx, const struct family *fam,
+			 const struct table_kind *kind, struct table **out);
 /*
  * Validate @blob (repl->size bytes, entries of family @fam) with @repl's
  * hooks and counts exactly as translate_table() does, including

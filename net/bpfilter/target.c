@@ -24,6 +24,10 @@ static const struct target_ops *const target_list[] = {
 	&log_target_ops,
 	&nflog_target_ops,
 	&mark_target_ops,
+	&notrack_target_ops,
+	&ct0_target_ops,
+	&ct1_target_ops,
+	&ct2_target_ops,
 };
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))
@@ -44,8 +48,8 @@ int target_revision(uint8_t nfproto, const char *name, uint8_t revision)
 			    offsetof(struct target_ops, id), nfproto, name, revision);
 }
 
-int target_init(struct context *ctx, const struct family *f, const struct rule *r,
-		const void *target, struct target *t)
+int target_init(struct context *ctx, const struct family *f, const char *table,
+		const struct rule *r, const void *target, struct target *t)
 {
 	const struct xt_entry_target *et = target;
 	const struct target_ops *ops;
@@ -62,7 +66,12 @@ int target_init(struct context *ctx, const struct family *f, const struct rule *
 		       (unsigned int)(et->u.target_size - sizeof(*et)), ops->size);
 		return -EINVAL;
 	}
-	/* xt_check_target()'s order: size, hooks, protocol, checkentry. */
+	/* xt_check_target()'s order: size, table, hooks, protocol, checkentry. */
+	if (ops->table && strcmp(ops->table, table)) {
+		bf_dbg(ctx, "target '%s': only valid in table %s, not %s", ops->id.name,
+		       ops->table, table);
+		return -EINVAL;
+	}
 	if (ops->hooks && (r->comefrom & ~ops->hooks)) {
 		bf_dbg(ctx, "target '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
 		       r->comefrom, ops->hooks);

@@ -25,6 +25,7 @@ struct target_ops {
 	uint16_t usersize;	/* bytes the kernel copies back in GET_ENTRIES (its targetsize) */
 	uint8_t proto;		/* required proto of the entry, 0 = any */
 	uint8_t hooks;		/* 1 << NF_INET_* the rule may be reached from, 0 = any */
+	const char *table;	/* the only table it is valid in (xt_target.table), NULL = any */
 	/* the extension's own payload check: 0 or -errno */
 	int (*check)(struct context *ctx, const struct rule *r, const void *data);
 	/*
@@ -71,11 +72,11 @@ const struct target_ops *target_ops_find(uint8_t nfproto, const char *name, uint
  */
 int target_revision(uint8_t nfproto, const char *name, uint8_t revision);
 /*
- * Look up and check the target @et of rule @r (family @f; its ip and comefrom set),
- * find_check_entry's target half, into @t: 0 or -errno.
+ * Look up and check the target @et of rule @r (family @f, in table @table; its ip and
+ * comefrom set), find_check_entry's target half, into @t: 0 or -errno.
  */
-int target_init(struct context *ctx, const struct family *f, const struct rule *r,
-		const void *et, struct target *t);
+int target_init(struct context *ctx, const struct family *f, const char *table,
+		const struct rule *r, const void *et, struct target *t);
 
 extern const struct target_ops standard_target_ops;
 extern const struct target_ops error_target_ops;
@@ -84,5 +85,9 @@ extern const struct target_ops reject6_target_ops;
 extern const struct target_ops log_target_ops;
 extern const struct target_ops nflog_target_ops;
 extern const struct target_ops mark_target_ops;
+extern const struct target_ops notrack_target_ops;
+extern const struct target_ops ct0_target_ops;
+extern const struct target_ops ct1_target_ops;
+extern const struct target_ops ct2_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

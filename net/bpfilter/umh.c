@@ -457,7 +457,7 @@ reaped:
  * not end the wait once the helper has read the request.
  */
 static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
-		      int *status, u32 *flags)
+		      struct mbox_reply *reply)
 {
 	struct bpfilter_chan *chan = umh->chan;
 	long timeout = umh->timeout_ms ? msecs_to_jiffies(umh->timeout_ms) :
@@ -506,8 +506,7 @@ static int umh_submit(struct bpfilter_umh *umh, const struct mbox_request *req,
 	if (chan->has_reply) {
 		/* Even after a signal: the work is done, report it. */
 		chan->has_reply = false;
-		*status = chan->reply.status;
-		*flags = chan->reply.flags;
+		*reply = chan->reply;
 		err = 0;
 	} else if (chan->has_req) {
 		/* Never read: withdraw it, nothing to resynchronise. */
@@ -532,9 +531,9 @@ static int umh_start(struct bpfilter_umh *umh)
 	struct subprocess_info *info;
 	struct bpfilter_chan *chan;
 	char path[48];
+	struct mbox_reply reply;
 	struct file *file;
 	int status = 0;
-	u32 flags;
 	int err;
 
 	chan = kzalloc(sizeof(*chan), GFP_KERNEL);
@@ -568,7 +567,8 @@ static int umh_start(struct bpfilter_umh *umh)
 	}
 	atomic_set(&umh->pid, pid_nr(chan->pid));
 
-	err = umh_submit(umh, &ping, &status, &flags);
+	err = umh_submit(umh, &ping, &reply);
+	status = reply.status;
 	if (err == -EAGAIN)
 		err = -ECONNRESET;	/* died before reading it */
 	else if (!err && status)
@@ -609,10 +609,9 @@ static int umh_ensure(struct bpfilter_umh *umh)
 }
 
 int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
-			 u32 *reply_flags)
+			 struct mbox_reply *reply)
 {
-	u32 flags = BPFILTER_UMH_NO_REPLY;
-	int status = 0;
+	struct mbox_reply r = { .flags = BPFILTER_UMH_NO_REPLY };
 	int tries;
 	int err;
 
@@ -622,7 +621,7 @@ int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
 		err = umh_ensure(umh);
 		if (err)
 			break;
-		err = umh_submit(umh, req, &status, &flags);
+		err = umh_submit(umh, req, &r);
 		if (err != -EAGAIN)
 			break;
 	}
@@ -643,9 +642,13 @@ int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
 		pr_warn("helper died while handling cmd %u\n", req->cmd);
 	}
 	mutex_unlock(&umh->lock);
-	if (reply_flags)
-		*reply_flags = err ? BPFILTER_UMH_NO_REPLY : flags;
-	return err ? err : status;
+	if (err) {
+		r.flags = BPFILTER_UMH_NO_REPLY;
+		r.tables = 0;
+	}
+	if (reply)
+		*reply = r;
+	return err ? err : r.status;
 }
 
 static void umh_release(struct bpfilter_umh *umh)

@@ -20,6 +20,7 @@
 struct file;
 struct vfsmount;
 struct mbox_request;
+struct mbox_reply;
 struct bpfilter_chan;
 
 struct bpfilter_umh {
@@ -61,16 +62,16 @@ void bpfilter_umh_exit(struct bpfilter_umh *umh);
 ssize_t bpfilter_umh_read_state(struct bpfilter_umh *umh, const char *name, void *buf,
 				size_t len);
 
-/* *reply_flags when no reply came back: the helper's state is not known. */
+/* reply->flags when no reply came back: the helper's state is not known. */
 #define BPFILTER_UMH_NO_REPLY	U32_MAX
 
 /* Send one request and wait for its reply; (re)starts the helper if needed.
  * Returns the helper's status (0 or -errno), -EINTR if a signal interrupted
  * the wait, -ETIMEDOUT if the helper did not answer in time (it is then
  * killed and restarted), -ECONNRESET if the helper died while handling it.
- * *reply_flags (if not NULL) gets the reply's BPFILTER_REPLY_* flags.
+ * *reply (if not NULL) gets the whole reply.
  */
 int bpfilter_umh_request(struct bpfilter_umh *umh, struct mbox_request *req,
-			 u32 *reply_flags);
+			 struct mbox_reply *reply);
 
 #endif /* _NET_BPFILTER_UMH_H */

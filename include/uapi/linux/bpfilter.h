@@ -96,7 +96,7 @@ enum bpfilter_mbox_control {
 
 /*
  * One record of BPFILTER_HOLDS_FILE, followed by size bytes of payload.
- * Holds are per family as the tables are: a file holds one family's.
+ * Holds are per family and table as the tables are: a file holds one table's.
  */
 struct bpfilter_hold {
 	char name[29];		/* the match, as in xt_entry_match */
@@ -107,7 +107,8 @@ struct bpfilter_hold {
 	/* checkentry's entryinfo: the rule's struct ipt_ip or struct ip6t_ip6 */
 	__u8 entry[136];
 	__u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6: the request's */
-	__u8 pad[3];
+	__u8 table;		/* enum bpfilter_table: the reply's */
+	__u8 pad[2];
 };
 
 /*
@@ -144,10 +145,37 @@ struct mbox_request {
 	__u32 family;
 };
 
+/*
+ * The tables of one family, as x_tables names them. A namespace has those
+ * it has used, made on first use (GET_INFO, GET_ENTRIES or SET_REPLACE by
+ * name) as x_tables instantiates iptable_filter, iptable_raw, ...
+ */
+enum bpfilter_table {
+	BPFILTER_TABLE_FILTER,
+	BPFILTER_TABLE_RAW,
+	BPFILTER_TABLE_MAX,
+};
+
+/*
+ * A reply about one table's holds (BPFILTER_REPLY_HOLD_CHECK or _COMMIT)
+ * names it: each table's holds are settled apart from the others'.
+ */
+#define BPFILTER_REPLY_TABLE_SHIFT	8
+#define BPFILTER_REPLY_TABLE_MASK	(0xfU << BPFILTER_REPLY_TABLE_SHIFT)
+
+/* mbox_reply.tables: 4 bits per table, enum bpfilter_table + 1, 0 ends the list. */
+#define BPFILTER_TABLES_BITS	4
+
 /* One reply: 0 or a negative errno, returned to the caller as is. */
 struct mbox_reply {
 	__s32 status;
 	__u32 flags;		/* BPFILTER_REPLY_* */
+	/*
+	 * The request's namespace's tables of the request's family, newest
+	 * first as x_tables lists them in /proc/net/ip_tables_names: the
+	 * first table in the low 4 bits (BPFILTER_TABLES_BITS).
+	 */
+	__u32 tables;
 };
 
 /*

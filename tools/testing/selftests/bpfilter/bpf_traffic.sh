@@ -191,6 +191,22 @@ check "FORWARD: echo-request rule counted 1" test "$(rule_pkts $R FORWARD 2)" = 
 check "FORWARD: jump rule counted 3" test "$(rule_pkts $R FORWARD 1)" = 3
 check "bpftool shows bpf_flt_FORWARD" sh -c "bpftool prog show | grep -q 'name bpf_flt_FORWARD'"
 
+# The raw table in R: PREROUTING at NF_IP_PRI_RAW, a table of its own.
+check "raw: A pings R before raw rules" ping_ok $A 10.251.1.2
+ipt $R -t raw -A PREROUTING -s 10.251.1.1 -p icmp -j DROP
+check "raw: PREROUTING -s A -p icmp -j DROP blocks A's ping to R" ping_blocked $A 10.251.1.2
+check "raw: the rule counted 1 packet" \
+	test "$(ipt $R -t raw -nvxL PREROUTING | awk 'NR == 3 { print $1 }')" = 1
+check "raw: R's filter table is unchanged" test "$(ipt $R -S FORWARD | grep -c '^-A')" = 2
+check "raw: bpftool shows bpf_raw_PREROU at priority -300" \
+	sh -c "bpftool prog show | grep -q 'name bpf_raw_PREROU' &&
+	       bpftool link show | grep -q 'ip prerouting prio -300'"
+check "raw: -save lists the newest table first" \
+	test "$(ip netns exec $R env LD_PRELOAD="$root/build/shim/bpfilter_shim.so" \
+		BPFILTER_HOSTD="$sock" iptables-legacy-save | grep '^\*' | tr '\n' ' ')" = "*raw *filter "
+ipt $R -t raw -F PREROUTING
+check "raw: flushed, A pings R again" ping_ok $A 10.251.1.2
+
 # Failures leave the old ruleset in force.
 if ipt $R -A FORWARD -j QUEUE 2>/dev/null; then
 	nok "QUEUE (no BPF translation) is refused"

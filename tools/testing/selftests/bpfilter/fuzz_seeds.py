@@ -31,6 +31,8 @@ IPT_F_GOTO = 0x02
 IPT_INV_PROTO = 0x40
 IP6T_F_PROTO, IP6T_F_GOTO = 0x01, 0x04
 HOOKS = {"INPUT": 1, "FORWARD": 2, "OUTPUT": 3}	# NF_INET_LOCAL_IN...
+# Each table's built-in chains (x_tables' valid_hooks).
+TABLE_HOOKS = {"filter": HOOKS, "raw": {"PREROUTING": 0, "OUTPUT": 3}}
 IPT_IP_SIZE, IP6T_IP6_SIZE = 84, 136	# struct ipt_ip, struct ip6t_ip6
 M, T = "match", "target"
 
@@ -146,6 +148,14 @@ def xt_mark_mtinfo1(mark, mask=0xffffffff, invert=0):
 
 def xt_mark_tginfo2(mark, mask):
     return struct.pack("<II", mark, mask)
+
+
+def xt_ct_target_info(rev, flags, zone=0, helper=""):
+    """struct xt_ct_target_info (rev 0) or _v1 (rev 1, 2); the kernel's ct pointer zeroed."""
+    info = struct.pack("<HHII", flags, zone, 0, 0) + cstr(helper, 16)
+    if rev:
+        info += b"\0" * 32			# timeout[32]
+    return info + b"\0" * 4 + b"\0" * 8	# padding, then the aligned ct pointer
 
 
 def xt_length_info(lo, hi, invert=0):
@@ -337,7 +347,7 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "set/3": 48, "set/4": 48, "hashlimit/1": 56, "hashlimit/2": 304, "hashlimit/3": 312,
     "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
     "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984, "MARK": 8,
-    "hl": 2, "mh": 3, "eui64": 4,
+    "hl": 2, "mh": 3, "eui64": 4, "NOTRACK": 0, "CT/0": 40, "CT/1": 72, "CT/2": 72,
     # ip6_tables' own payloads; "ah6" is IPv6's ah (struct ip6t_ah).
     "frag": 16, "hbh": 40, "dst": 40, "rt": 280, "ah6": 16, "ipv6header": 3,
 }
@@ -501,6 +511,12 @@ EXTENSIONS = [
      '-j NFLOG --nflog-group 5 --nflog-prefix "nflog: " --nflog-size 128'),
     (T, "MARK", 2, ipt_ip(), xt_mark_tginfo2(0x5, 0xff), "-j MARK --set-xmark 0x5/0xff"),
     (T, "MARK", 2, ipt_ip(UDP), xt_mark_tginfo2(0x0, 0xfffffff0), "-p udp -j MARK --set-xmark 0x0/0xfffffff0"),
+    # The raw table's: xt_CT's NOTRACK and CT --notrack (XT_CT_NOTRACK 1, _ALIAS 2).
+    (T, "NOTRACK", 0, ipt_ip(TCP), b"", "-t raw -p tcp -j NOTRACK"),
+    (T, "CT", 0, ipt_ip(), xt_ct_target_info(0, 1), "-t raw -j CT --notrack"),
+    (T, "CT", 1, ipt_ip(UDP), xt_ct_target_info(1, 1, zone=3, helper="ftp"),
+     "-t raw -p udp -j CT --notrack --zone 3 --helper ftp"),
+    (T, "CT", 2, ipt_ip(src="10.0.0.0/8"), xt_ct_target_info(2, 3), "-t raw -s 10.0.0.0/8 -j NOTRACK"),
     # ip6tables: rows with an ip6t_ip6 go into ip6_tables blobs.
     (M, "icmp6", 0, ip6t_ip6(ICMPV6), ipt_icmp(128),
      "-p ipv6-icmp --icmpv6-type echo-request"),
@@ -521,6 +537,8 @@ EXTENSIONS = [
     (M, "statistic", 0, ip6t_ip6(UDP), xt_statistic_info(1, every=4, packet=1),
      "-p udp -m statistic --mode nth --every 4 --packet 1"),
     (T, "MARK", 2, ip6t_ip6(TCP), xt_mark_tginfo2(0x7, 0xffffffff), "-p tcp -j MARK --set-mark 0x7"),
+    (T, "NOTRACK", 0, ip6t_ip6(UDP), b"", "-t raw -p udp -j NOTRACK"),
+    (T, "CT", 2, ip6t_ip6(), xt_ct_target_info(2, 3), "-t raw -j NOTRACK"),
     # struct ip6t_hl_info: mode (0 eq, 1 ne, 2 lt, 3 gt), hop_limit.
     (M, "hl", 0, ip6t_ip6(), struct.pack("<BB", 0, 255), "-m hl --hl-eq 255"),
     (M, "hl", 0, ip6t_ip6(TCP), struct.pack("<BB", 2, 64), "-p tcp -m hl --hl-lt 64"),
@@ -601,6 +619,8 @@ def is_ip6(ip):
 
 # Extensions whose rules iptables only takes in OUTPUT (xt_match.hooks); the rest go in INPUT.
 OUTPUT_ONLY = {"owner"}
+# Extensions of the raw table alone (xt_target.table): their rows make raw tables, in PREROUTING.
+RAW_ONLY = {"NOTRACK", "CT"}
 
 
 def ext(name, rev, payload):
@@ -648,21 +668,23 @@ class Rule:
 V_BARE, V_NOFOLD, V_SEGMENTS, V_SLOW, V_IPV6 = 1, 2, 4, 8, 16
 
 
-def table(builtin, user=(), policy=None, variant=0, ip6=False):
-    """The blob of a filter table: INPUT, FORWARD, OUTPUT (rules + policy), user
-    chains (ERROR head, rules, RETURN), the final ERROR; with its ipt_replace
-    (ip6t_replace is laid out alike). @ip6: the rules carry ip6t_ip6 headers."""
+def table(builtin, user=(), policy=None, variant=0, ip6=False, name="filter"):
+    """The blob of table @name: its built-in chains (rules + policy; the filter
+    table's INPUT, FORWARD, OUTPUT), user chains (ERROR head, rules, RETURN), the
+    final ERROR; with its ipt_replace (ip6t_replace is laid out alike). @ip6: the
+    rules carry ip6t_ip6 headers."""
     policy = policy or {}
+    hooks = TABLE_HOOKS[name]
     ip = ip6t_ip6 if ip6 else ipt_ip
     variant |= V_IPV6 if ip6 else 0
     layout = []				# (chain or None, Rule, kind)
-    for c in HOOKS:
+    for c in hooks:
         layout += [(c, r, "rule") for r in builtin.get(c, [])]
         layout.append((c, Rule(ip(), target=policy.get(c, "ACCEPT")), "policy"))
-    for name, rules in user:
-        layout.append((name, Rule(ip(), target=("ERROR", name)), "head"))
-        layout += [(name, r, "rule") for r in rules]
-        layout.append((name, Rule(ip(), target="RETURN"), "return"))
+    for chain, rules in user:
+        layout.append((chain, Rule(ip(), target=("ERROR", chain)), "head"))
+        layout += [(chain, r, "rule") for r in rules]
+        layout.append((chain, Rule(ip(), target="RETURN"), "return"))
     layout.append((None, Rule(ip(), target=("ERROR", "ERROR")), "end"))
     offs, off = [], 0
     for _, r, _ in layout:
@@ -675,13 +697,15 @@ def table(builtin, user=(), policy=None, variant=0, ip6=False):
             chains[c] = offs[k + 1]
     blob = b"".join(r.bytes(chains) for _, r, _ in layout)
     hook_entry, underflow = [0] * 5, [0] * 5
-    for c, h in HOOKS.items():
+    for c, h in hooks.items():
         ks = [k for k, (cc, _, _) in enumerate(layout) if cc == c]
         hook_entry[h] = offs[ks[0]]
         underflow[h] = offs[ks[-1]]
-    hdr = cstr("filter", 32) + struct.pack("<III", 0x0e, len(layout), len(blob))
+    valid_hooks = sum(1 << h for h in hooks.values())
+    hdr = cstr(name, 32) + struct.pack("<III", valid_hooks, len(layout), len(blob))
     hdr += struct.pack("<5I", *hook_entry) + struct.pack("<5I", *underflow)
-    hdr += struct.pack("<IQ", 4, variant)	# num_counters: the old table's entries
+    # num_counters: the old table's entries
+    hdr += struct.pack("<IQ", len(hooks) + 1, variant)
     return hdr + blob
 
 
@@ -756,6 +780,14 @@ def structural_tables():
         "FORWARD": [Rule(ipt_ip(i="docker0", o="eth0"), [], "ACCEPT"),
                     Rule(ipt_ip(), [("mark", 1, xt_mark_mtinfo1(0x2, 0x2))], "DROP")],
     }, policy={"INPUT": "DROP", "FORWARD": "DROP"})
+    # A raw table: a jump to a NOTRACK chain, a DROP before conntrack, MARK in OUTPUT.
+    yield "raw-chains", table({
+        "PREROUTING": [Rule(ipt_ip(TCP), [tcp_dport(5002)], ("jump", "notrack_in")),
+                       Rule(ipt_ip(src="10.254.3.99"), [], "DROP")],
+        "OUTPUT": [Rule(ipt_ip(TCP), [], ("NOTRACK", 0, b"")),
+                   Rule(ipt_ip(ICMP), [], ("MARK", 2, xt_mark_tginfo2(0x7, 0xffffffff)))],
+    }, user=[("notrack_in", [Rule(ipt_ip(), [], ("CT", 2, xt_ct_target_info(2, 1)))])],
+        name="raw")
 
 
 def main():
@@ -787,6 +819,10 @@ def main():
         rule = row_rule(kind, name, rev, ip, payload)
         count[(name, rev)] = count.get((name, rev), 0) + 1
         fn = "ext-%s-r%d-%d" % (name, rev, count[(name, rev)])
+        if name in RAW_ONLY:
+            with open(os.path.join(out, fn), "wb") as f:
+                f.write(table({"PREROUTING": [rule]}, ip6=is_ip6(ip), name="raw"))
+            continue
         chain = "OUTPUT" if name in OUTPUT_ONLY else "INPUT"
         with open(os.path.join(out, fn), "wb") as f:
             f.write(table({chain: [rule]}, ip6=is_ip6(ip)))

@@ -242,6 +242,16 @@ static const struct abi_scenario scenarios[] = {
 		"'COMMIT' | iptables-legacy-restore -w 60",
 		"iptables-legacy-save -c",
 		IPT "-D FORWARD 1" } },
+	/* One file, two tables: each COMMIT is its own replace, the failing one changes nothing. */
+	{ "restore_tables", {
+		"printf '%s\\n' '*raw' ':PREROUTING ACCEPT [0:0]' ':OUTPUT DROP [3:4]' "
+		"'-A PREROUTING -s 10.0.0.0/8 -j ACCEPT' 'COMMIT' '*filter' ':INPUT DROP [0:0]' "
+		"'-A INPUT -s 10.1.0.0/16 -j DROP' 'COMMIT' | iptables-legacy-restore -w 60 -c",
+		"iptables-legacy-save -c",
+		"printf '%s\\n' '*raw' ':PREROUTING DROP [0:0]' ':OUTPUT ACCEPT [0:0]' 'COMMIT' "
+		"'*filter' ':INPUT ACCEPT [0:0]' '-A INPUT -j NOTRACK' 'COMMIT' "
+		"| iptables-legacy-restore -w 60",
+		"iptables-legacy-save" } },
 	ABI_COMMON_SCENARIOS(IPT, "10.0.0.0/8"),
 };
 
@@ -524,7 +534,8 @@ static const struct abi_rev mrev[] = {
 static const struct abi_rev trev[] = {
 	{ "", 0 }, { "", 1 }, { "ERROR", 0 }, { "ERROR", 1 },
 	{ "NOSUCHTARGET", 0 }, { "ACCEPT", 0 }, { "DROP", 0 },
-	{ "RETURN", 0 }, { "error", 0 },
+	{ "RETURN", 0 }, { "error", 0 }, { "CT", 0 }, { "CT", 1 }, { "CT", 2 },
+	{ "CT", 3 }, { "NOTRACK", 0 }, { "NOTRACK", 1 },
 };
 
 static const struct abi_flag policy_flags[] = { { IPT_F_FRAG, "-f" } };

@@ -206,6 +206,16 @@ static const struct abi_scenario scenarios[] = {
 		"'COMMIT' " IP6T_RESTORE,
 		"ip6tables-legacy-save -c",
 		IP6T "-D FORWARD 1" } },
+	/* One file, two tables: each COMMIT is its own replace, the failing one changes nothing. */
+	{ "restore_tables", {
+		"printf '%s\\n' '*raw' ':PREROUTING ACCEPT [0:0]' ':OUTPUT DROP [3:4]' "
+		"'-A PREROUTING -s 2001:db8::/32 -j ACCEPT' 'COMMIT' '*filter' ':INPUT DROP [0:0]' "
+		"'-A INPUT -s 2001:db8:1::/48 -j DROP' 'COMMIT' | ip6tables-legacy-restore -w 60 -c",
+		"ip6tables-legacy-save -c",
+		"printf '%s\\n' '*raw' ':PREROUTING DROP [0:0]' ':OUTPUT ACCEPT [0:0]' 'COMMIT' "
+		"'*filter' ':INPUT ACCEPT [0:0]' '-A INPUT -j NOTRACK' 'COMMIT' "
+		IP6T_RESTORE,
+		"ip6tables-legacy-save" } },
 	ABI_COMMON_SCENARIOS(IP6T, "fd00::/8"),
 };
 
@@ -499,7 +509,8 @@ static const struct abi_rev trev[] = {
 	{ "", 0 }, { "", 1 }, { "ERROR", 0 }, { "ERROR", 1 },
 	{ "NOSUCHTARGET", 0 }, { "ACCEPT", 0 }, { "DROP", 0 },
 	{ "RETURN", 0 }, { "error", 0 }, { "MARK", 0 }, { "MARK", 1 },
-	{ "MARK", 2 }, { "MARK", 3 }, { "mark", 2 },
+	{ "MARK", 2 }, { "MARK", 3 }, { "mark", 2 }, { "CT", 0 }, { "CT", 1 },
+	{ "CT", 2 }, { "CT", 3 }, { "NOTRACK", 0 }, { "NOTRACK", 1 },
 };
 
 static const struct abi_flag policy_flags[] = {

@@ -74,7 +74,7 @@ TEST(parse)
 	bb_init(&b);
 	o = bb_entry(&b, &ip, ms, 2, &t);
 	ASSERT_EQ(0, rule_check_entry(&family_ipv4, bb_at(&b, o), o, b.size));
-	ASSERT_EQ(0, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
+	ASSERT_EQ(0, rule_init(test_ctx(), &family_ipv4, "filter", bb_at(&b, o), o, &r));
 	EXPECT_EQ(2, r.num_matches);
 	EXPECT_EQ(112, r.matches[0].offset);
 	EXPECT_EQ(160, r.matches[1].offset);
@@ -102,10 +102,10 @@ TEST(parse_errors_free)
 
 	bb_init(&b);
 	o = bb_entry(&b, &ip, ms, 2, &t);
-	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
+	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, "filter", bb_at(&b, o), o, &r));
 	EXPECT_EQ(NULL, r.matches);
 	o = bb_entry(&b, &ip, ms, 1, &t);
-	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, bb_at(&b, o), o, &r));
+	EXPECT_EQ(-ENOENT, rule_init(test_ctx(), &family_ipv4, "filter", bb_at(&b, o), o, &r));
 }
 
 TEST_HARNESS_MAIN

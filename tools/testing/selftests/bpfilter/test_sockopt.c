@@ -133,6 +133,86 @@ TEST_F(sockopt, get_info_initial)
 	EXPECT_EQ(304, info.underflow[NF_INET_LOCAL_OUT]);
 }
 
+/*
+ * The raw table, made on first use as iptable_raw is: PREROUTING and OUTPUT
+ * with ACCEPT policies; the namespace's tables are listed newest first.
+ */
+TEST_F(sockopt, raw_table)
+{
+	struct ipt_get_entries *g;
+	struct ipt_getinfo info;
+
+	EXPECT_EQ(0, context_table_list(&self->ctx, 5, &family_ipv4));
+	ASSERT_EQ(0, get_info(&self->ctx, 5, "raw", &info));
+	EXPECT_STREQ("raw", info.name);
+	EXPECT_EQ(0x09, info.valid_hooks);
+	EXPECT_EQ(3, info.num_entries);
+	EXPECT_EQ(480, info.size);
+	EXPECT_EQ(0, info.hook_entry[NF_INET_PRE_ROUTING]);
+	EXPECT_EQ(152, info.hook_entry[NF_INET_LOCAL_OUT]);
+	EXPECT_EQ(152, info.underflow[NF_INET_LOCAL_OUT]);
+	EXPECT_EQ(0xFFFFFFFF, info.hook_entry[NF_INET_LOCAL_IN]);
+	EXPECT_EQ(BPFILTER_TABLE_RAW + 1, context_table_list(&self->ctx, 5, &family_ipv4));
+	EXPECT_EQ(0, context_table_list(&self->ctx, 5, &family_ipv6));
+	ASSERT_EQ(0, get_info(&self->ctx, 5, "filter", &info));
+	EXPECT_EQ((BPFILTER_TABLE_FILTER + 1) | (BPFILTER_TABLE_RAW + 1) << 4,
+		  context_table_list(&self->ctx, 5, &family_ipv4));
+	/* The filter table was not touched by the raw one. */
+	EXPECT_EQ(0x0e, info.valid_hooks);
+	EXPECT_EQ(632, info.size);
+
+	g = calloc(1, sizeof(*g) + 480);
+	ASSERT_NE(NULL, g);
+	strcpy(g->name, "raw");
+	g->size = 480;
+	EXPECT_EQ(0, call(&self->ctx, 5, 0, IPT_SO_GET_ENTRIES, g, sizeof(*g) + 480));
+	EXPECT_EQ(1u << NF_INET_PRE_ROUTING, ((struct ipt_entry *)g->entrytable)->comefrom);
+	free(g);
+}
+
+/* A raw table with NOTRACK and DROP; a filter-shaped one is refused as ip_tables does. */
+TEST_F(sockopt, raw_replace)
+{
+	struct bb_ext notrack = { "NOTRACK", 0, NULL, 0 };
+	struct ipt_ip ip = { .src.s_addr = __constant_htonl(0x0a000001), .smsk.s_addr = 0xffffffff };
+	struct ipt_getinfo info;
+	struct ipt_replace *r;
+	struct bb b;
+	uint32_t len, pre, u;
+
+	bb_init(&b);
+	pre = bb_entry(&b, NULL, NULL, 0, &notrack);
+	bb_std(&b, &ip, DROP);
+	u = bb_std(&b, NULL, ACCEPT);
+	bb_hook(&b, NF_INET_PRE_ROUTING, pre, u);
+	u = bb_std(&b, NULL, ACCEPT);
+	bb_hook(&b, NF_INET_LOCAL_OUT, u, u);
+	bb_error(&b, "ERROR");
+
+	r = bb_replace(&b, 3, NULL, &len);
+	strcpy(r->name, "raw");
+	EXPECT_EQ(0, call(&self->ctx, 7, 1, IPT_SO_SET_REPLACE, r, len));
+	ASSERT_EQ(0, get_info(&self->ctx, 7, "raw", &info));
+	EXPECT_EQ(5, info.num_entries);
+	/* Only the raw table changed. */
+	ASSERT_EQ(0, get_info(&self->ctx, 7, "filter", &info));
+	EXPECT_EQ(4, info.num_entries);
+	/* NOTRACK is raw's alone: in the filter table translate_table() refuses it. */
+	strcpy(r->name, "filter");
+	EXPECT_EQ(-EINVAL, call(&self->ctx, 7, 1, IPT_SO_SET_REPLACE, r, len));
+	free(r);
+
+	/* The filter table's hooks for raw: EINVAL after the translation. */
+	ssh_table(&b);
+	r = bb_replace(&b, 5, NULL, &len);
+	strcpy(r->name, "raw");
+	EXPECT_EQ(-EINVAL, call(&self->ctx, 7, 1, IPT_SO_SET_REPLACE, r, len));
+	/* Tables x_tables has that bpfilter does not: ENOENT. */
+	strcpy(r->name, "mangle");
+	EXPECT_EQ(-ENOENT, call(&self->ctx, 7, 1, IPT_SO_SET_REPLACE, r, len));
+	free(r);
+}
+
 TEST_F(sockopt, get_info_errors)
 {
 	struct ipt_getinfo info;
@@ -366,7 +446,7 @@ TEST_F(sockopt, add_counters_errors)
 	add.info.num_counters = 5;
 	EXPECT_EQ(-EINVAL, call(&self->ctx, 1, 1, IPT_SO_SET_ADD_COUNTERS, &add, 40 + 80));
 	add.info.num_counters = 4;
-	strcpy(add.info.name, "raw");
+	strcpy(add.info.name, "mangle");
 	EXPECT_EQ(-ENOENT, call(&self->ctx, 1, 1, IPT_SO_SET_ADD_COUNTERS, &add, 104));
 	/* The table name is checked before the count. */
 	add.info.num_counters = 5;
@@ -423,7 +503,7 @@ TEST_F(sockopt, user_budgets)
 	ASSERT_EQ(0, call_budget(&self->ctx, 22, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1000));
 	EXPECT_EQ(-ENOMEM, call_budget(&self->ctx, 23, 0, IPT_SO_GET_INFO, &info, sizeof(info),
 				       &u1000));
-	EXPECT_EQ(NULL, context_find_netns(&self->ctx, 23, NULL));
+	EXPECT_EQ(NULL, context_find_netns(&self->ctx, 23, NULL, NULL));
 	/* Another user, and root, still get theirs. */
 	EXPECT_EQ(0, call_budget(&self->ctx, 24, 0, IPT_SO_GET_INFO, &info, sizeof(info), &u1001));
 	EXPECT_EQ(0, call_budget(&self->ctx, 25, 0, IPT_SO_GET_INFO, &info, sizeof(info), NULL));
@@ -486,14 +566,14 @@ TEST(state_survives_restart)
 	EXPECT_EQ(0, memcmp(g1, g2, sizeof(*g1) + b.size));
 	EXPECT_EQ(5, ((struct ipt_entry *)g2->entrytable)->counters.pcnt);
 	/* NETNS_EXIT deletes the file. */
-	snprintf(path, sizeof(path), "%s/42.table", dir);
+	snprintf(path, sizeof(path), "%s/42.filter", dir);
 	EXPECT_EQ(0, access(path, F_OK));
 	context_netns_exit(&ctx, 42);
 	EXPECT_EQ(-1, access(path, F_OK));
 	context_fini(&ctx);
 
 	/* A corrupt saved table is ignored: the namespace starts fresh. */
-	fd = openat(fd, "43.table", O_WRONLY | O_CREAT, 0600);
+	fd = openat(fd, "43.filter", O_WRONLY | O_CREAT, 0600);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(5, write(fd, "junk!", 5));
 	close(fd);
@@ -540,8 +620,8 @@ TEST(budgets_survive_restart)
 	context_fini(&ctx);
 
 	ASSERT_EQ(0, context_init(&ctx, fd, -1, "store"));
-	EXPECT_NE(NULL, context_find_netns(&ctx, 31, NULL));
-	EXPECT_NE(NULL, context_find_netns(&ctx, 32, NULL));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 31, NULL, NULL));
+	EXPECT_NE(NULL, context_find_netns(&ctx, 32, NULL, NULL));
 	/* No third namespace, and no rule more in a restored one, before any request. */
 	EXPECT_EQ(-ENOMEM, call_budget(&ctx, 33, 0, IPT_SO_GET_INFO, &info, sizeof(info),
 				       &u1000));

@@ -150,7 +150,7 @@ TEST(initial_table)
 {
 	struct table *t;
 
-	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv4, &t));
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv4, &table_kinds[BPFILTER_TABLE_FILTER], &t));
 	EXPECT_EQ(632, t->size);
 	EXPECT_EQ(4, t->num_entries);
 	EXPECT_EQ(0x0e, t->valid_hooks);
@@ -664,7 +664,7 @@ TEST(initial_table_ipv6)
 {
 	struct table *t;
 
-	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &t));
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &table_kinds[BPFILTER_TABLE_FILTER], &t));
 	EXPECT_EQ(856, t->size);
 	EXPECT_EQ(4, t->num_entries);
 	EXPECT_EQ(0x0e, t->valid_hooks);
@@ -693,7 +693,7 @@ TEST(ipv6_flag_masks)
 	unsigned int i, h;
 	char *blob;
 
-	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &init));
+	ASSERT_EQ(0, table_create_initial(test_ctx(), &family_ipv6, &table_kinds[BPFILTER_TABLE_FILTER], &init));
 	blob = calloc(1, init->size + rule);
 	ASSERT_NE(NULL, blob);
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {

@@ -10,6 +10,7 @@
 #include <linux/netfilter/xt_LOG.h>
 #include <linux/netfilter/xt_NFLOG.h>
 #include <linux/netfilter/xt_mark.h>
+#include <linux/netfilter/xt_CT.h>
 #include <linux/netfilter_ipv4/ipt_REJECT.h>
 #include <string.h>
 
@@ -30,14 +31,21 @@ static struct context *test_ctx(void)
 	return &ctx;
 }
 
-/* target_init() of the IPv4 entry @e, as rule_init() calls it. */
-static int entry_target_init(const void *e, struct target *t)
+/* target_init() of the IPv4 entry @e in table @table, as rule_init() calls it. */
+static int table_target_init(const char *table, const void *e, struct target *t)
 {
 	const struct ipt_entry *ie = e;
 	struct rule r = { .comefrom = ie->comefrom };
 
 	family_ipv4.to_model(e, &r.ip);
-	return target_init(test_ctx(), &family_ipv4, &r, (const char *)e + ie->target_offset, t);
+	return target_init(test_ctx(), &family_ipv4, table, &r,
+			   (const char *)e + ie->target_offset, t);
+}
+
+/* The same in the filter table. */
+static int entry_target_init(const void *e, struct target *t)
+{
+	return table_target_init("filter", e, t);
 }
 
 TEST(find_and_revision)
@@ -240,6 +248,82 @@ TEST(nflog_checks)
 	EXPECT_EQ(0, entry_target_init(bb_at(&b, o), &t));
 	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "NFLOG", 0));
 	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "NFLOG", 1));
+}
+
+/*
+ * xt_CT: NOTRACK and CT are the raw table's only (EINVAL elsewhere, before
+ * any checkentry); each revision's flag mask; CT without --notrack would
+ * need a conntrack template, which bpfilter does not make (EOPNOTSUPP).
+ */
+TEST(ct_checks)
+{
+	struct xt_ct_target_info_v1 v1 = { .flags = XT_CT_NOTRACK | XT_CT_NOTRACK_ALIAS };
+	struct xt_ct_target_info v0 = { .flags = XT_CT_NOTRACK };
+	struct bb_ext ct2 = { "CT", 2, &v1, sizeof(v1) };
+	struct bb_ext ct1 = { "CT", 1, &v1, sizeof(v1) };
+	struct bb_ext ct0 = { "CT", 0, &v0, sizeof(v0) };
+	struct bb_ext notrack = { "NOTRACK", 0, NULL, 0 };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &notrack);
+	ASSERT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	EXPECT_EQ(&notrack_target_ops, t.ops);
+	EXPECT_TRUE(t.ops->continues);
+	EXPECT_EQ(-EINVAL, table_target_init("filter", bb_at(&b, o), &t));
+
+	o = bb_entry(&b, NULL, NULL, 0, &ct2);
+	ASSERT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	EXPECT_EQ(&ct2_target_ops, t.ops);
+	EXPECT_EQ(72, t.ops->size);
+	EXPECT_EQ(64, t.ops->usersize);
+	EXPECT_EQ(-EINVAL, table_target_init("filter", bb_at(&b, o), &t));
+	/* Revision 1 knows no alias flag. */
+	o = bb_entry(&b, NULL, NULL, 0, &ct1);
+	EXPECT_EQ(-EINVAL, table_target_init("raw", bb_at(&b, o), &t));
+	v1.flags = XT_CT_NOTRACK;
+	o = bb_entry(&b, NULL, NULL, 0, &ct1);
+	EXPECT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	/* With --notrack the other fields are not looked at. */
+	strcpy(v1.helper, "ftp");
+	v1.zone = 5;
+	o = bb_entry(&b, NULL, NULL, 0, &ct2);
+	EXPECT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	v1.flags = XT_CT_ZONE_DIR_ORIG;
+	o = bb_entry(&b, NULL, NULL, 0, &ct2);
+	EXPECT_EQ(-EOPNOTSUPP, table_target_init("raw", bb_at(&b, o), &t));
+	v1.flags = 0x20;
+	o = bb_entry(&b, NULL, NULL, 0, &ct2);
+	EXPECT_EQ(-EINVAL, table_target_init("raw", bb_at(&b, o), &t));
+
+	o = bb_entry(&b, NULL, NULL, 0, &ct0);
+	ASSERT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	EXPECT_EQ(40, t.ops->size);
+	EXPECT_EQ(32, t.ops->usersize);
+	v0.flags = XT_CT_NOTRACK | XT_CT_NOTRACK_ALIAS;
+	o = bb_entry(&b, NULL, NULL, 0, &ct0);
+	EXPECT_EQ(-EINVAL, table_target_init("raw", bb_at(&b, o), &t));
+	/* Registered per family: an unknown revision is ENOENT. */
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV4, "CT", 2));
+	EXPECT_EQ(-EPROTONOSUPPORT, target_revision(NFPROTO_IPV4, "CT", 3));
+	EXPECT_EQ(0, target_revision(NFPROTO_IPV6, "NOTRACK", 0));
+}
+
+/* MARK has no table of its own: the raw table takes it as the filter table does. */
+TEST(mark_in_raw)
+{
+	struct xt_mark_tginfo2 mark = { .mark = 1, .mask = 0xffffffff };
+	struct bb_ext x = { "MARK", 2, &mark, sizeof(mark) };
+	struct target t;
+	struct bb b;
+	uint32_t o;
+
+	bb_init(&b);
+	o = bb_entry(&b, NULL, NULL, 0, &x);
+	EXPECT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
+	EXPECT_EQ(&mark_target_ops, t.ops);
 }
 
 TEST_HARNESS_MAIN

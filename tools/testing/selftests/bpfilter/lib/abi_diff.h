@@ -89,6 +89,27 @@ struct abi_scenario {
  * addresses.
  */
 #define ABI_COMMON_SCENARIOS(T, NET) \
+	{ "raw_table", { \
+		T "-t raw -A PREROUTING -s " NET " -j DROP", \
+		T "-t raw -N rawchain", \
+		T "-t raw -A rawchain -p tcp --dport 80 -c 4 400 -j ACCEPT", \
+		T "-t raw -A OUTPUT -j rawchain", \
+		T "-t raw -I PREROUTING 1 -p udp -j ACCEPT", \
+		T "-t raw -A INPUT -j ACCEPT", \
+		T "-A INPUT -j NOTRACK", \
+		T "-A INPUT -j CT --notrack", \
+		T "-t raw -L -v -n -x" } }, \
+	{ "raw_table_changes", { \
+		T "-t raw -A PREROUTING -s " NET " -c 1 2 -j DROP", \
+		T "-t raw -I PREROUTING 1 -p udp -j ACCEPT", \
+		T "-t raw -Z", \
+		T "-t raw -D PREROUTING 2", \
+		T "-t raw -P OUTPUT DROP", \
+		T "-t raw -S", \
+		T "-A INPUT -s " NET " -j DROP", \
+		T "-t raw -F", \
+		T "-t raw -X", \
+		T "-S" } }, \
 	{ "user_chains", { \
 		T "-N web", \
 		T "-N ssh", \

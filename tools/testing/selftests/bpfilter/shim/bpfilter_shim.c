@@ -19,10 +19,10 @@
  *                               ip_tables and ip6_tables)
  *
  * With BPFILTER_HOSTD set, /proc/net/ip_tables_names and
- * /proc/net/ip6_tables_names opened with fopen() read "filter" (what
- * bpfilter.ko's files say), so that iptables-legacy-save and
- * ip6tables-legacy-save dump the helper's tables even where the kernel never
- * created its own.
+ * /proc/net/ip6_tables_names opened with fopen() read the helper's tables
+ * of this namespace (what bpfilter.ko's files say), so that
+ * iptables-legacy-save and ip6tables-legacy-save dump the helper's tables
+ * even where the kernel never created its own.
  * Everything else passes through to libc untouched.
  */
 #define _GNU_SOURCE
@@ -136,7 +136,38 @@ static int shim_connect(const char *path)
 	return fd;
 }
 
-/* Ask the daemon; returns the helper's status (0 or -errno). */
+/* Ask the daemon: the helper's status (0 or -errno), with its whole reply in *reply. */
+static int shim_ask(const char *path, const struct mbox_request *req, struct mbox_reply *reply)
+{
+	int conn;
+	ssize_t n;
+
+	conn = shim_connect(path);
+	if (conn < 0)
+		goto unreachable;
+	if (send(conn, req, sizeof(*req), MSG_NOSIGNAL) != (ssize_t)sizeof(*req))
+		goto unreachable;
+	do {
+		n = recv(conn, reply, sizeof(*reply), 0);
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(*reply))
+		goto unreachable;
+	return reply->status;
+
+unreachable:
+	if (!shim.warned) {
+		fprintf(stderr, "bpfilter_shim: daemon at %s unreachable\n", path);
+		shim.warned = true;
+	}
+	if (shim.conn >= 0)
+		close(shim.conn);
+	shim.conn = -1;
+	memset(reply, 0, sizeof(*reply));
+	/* What a kernel without any iptables sockopt handler answers. */
+	return -ENOPROTOOPT;
+}
+
+/* Forward one sockopt to the daemon; returns the helper's status (0 or -errno). */
 static int shim_forward(const char *path, int fd, bool is_set, int cmd,
 			uint32_t family, const void *addr, uint32_t len)
 {
@@ -150,31 +181,8 @@ static int shim_forward(const char *path, int fd, bool is_set, int cmd,
 		.family = family,
 	};
 	struct mbox_reply reply;
-	int conn;
-	ssize_t n;
 
-	conn = shim_connect(path);
-	if (conn < 0)
-		goto unreachable;
-	if (send(conn, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req))
-		goto unreachable;
-	do {
-		n = recv(conn, &reply, sizeof(reply), 0);
-	} while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(reply))
-		goto unreachable;
-	return reply.status;
-
-unreachable:
-	if (!shim.warned) {
-		fprintf(stderr, "bpfilter_shim: daemon at %s unreachable\n", path);
-		shim.warned = true;
-	}
-	if (shim.conn >= 0)
-		close(shim.conn);
-	shim.conn = -1;
-	/* What a kernel without any iptables sockopt handler answers. */
-	return -ENOPROTOOPT;
+	return shim_ask(path, &req, &reply);
 }
 
 /* Append one record of optname to $BPFILTER_RECORD; failures only warn. */
@@ -278,34 +286,62 @@ int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
 	return 0;
 }
 
-/* The module's view of ip_tables_names and ip6_tables_names: only "filter". */
-static FILE *shim_table_names(void)
+/*
+ * The module's view of ip_tables_names or ip6_tables_names (@family): the
+ * tables the helper has in this namespace, newest first (mbox_reply.tables).
+ */
+static FILE *shim_table_names(uint32_t family)
 {
-	static const char names[] = "filter\n";
-	FILE *f = fmemopen(NULL, sizeof(names), "w+");
+	static const char *const names[BPFILTER_TABLE_MAX] = {
+		[BPFILTER_TABLE_FILTER] = "filter",
+		[BPFILTER_TABLE_RAW] = "raw",
+	};
+	struct mbox_request req = {
+		.is_set = BPFILTER_MBOX_CONTROL,
+		.cmd = BPFILTER_CTL_PING,
+		.pid = getpid(),
+		.netns_ino = shim_netns_ino(-1),
+		.family = family,
+	};
+	struct mbox_reply reply;
+	uint32_t list, k;
+	FILE *f;
 
+	if (shim_ask(getenv("BPFILTER_HOSTD"), &req, &reply))
+		reply.tables = 0;
+	f = fmemopen(NULL, 256, "w+");
 	if (!f)
 		return NULL;
-	if (fputs(names, f) < 0 || fseek(f, 0, SEEK_SET)) {
+	for (list = reply.tables; list; list >>= BPFILTER_TABLES_BITS) {
+		k = (list & ((1u << BPFILTER_TABLES_BITS) - 1)) - 1;
+		if (k < BPFILTER_TABLE_MAX && names[k])
+			fprintf(f, "%s\n", names[k]);
+	}
+	if (fflush(f) || fseek(f, 0, SEEK_SET)) {
 		fclose(f);
 		return NULL;
 	}
 	return f;
 }
 
-static bool shim_fake_names(const char *path)
+/* The family whose table names file @path is, if the shim answers for it, else 0. */
+static uint32_t shim_fake_names(const char *path)
 {
 	const char *hostd = getenv("BPFILTER_HOSTD");
 
-	return hostd && *hostd && path &&
-	       (!strcmp(path, "/proc/net/ip_tables_names") ||
-		!strcmp(path, "/proc/net/ip6_tables_names"));
+	if (!hostd || !*hostd || !path)
+		return 0;
+	if (!strcmp(path, "/proc/net/ip_tables_names"))
+		return NFPROTO_IPV4;
+	if (!strcmp(path, "/proc/net/ip6_tables_names"))
+		return NFPROTO_IPV6;
+	return 0;
 }
 
 FILE *fopen(const char *path, const char *mode)
 {
 	if (shim_fake_names(path))
-		return shim_table_names();
+		return shim_table_names(shim_fake_names(path));
 	if (!shim.real_fopen)
 		shim.real_fopen = (fopen_fn)dlsym(RTLD_NEXT, "fopen");
 	return shim.real_fopen(path, mode);
@@ -314,7 +350,7 @@ FILE *fopen(const char *path, const char *mode)
 FILE *fopen64(const char *path, const char *mode)
 {
 	if (shim_fake_names(path))
-		return shim_table_names();
+		return shim_table_names(shim_fake_names(path));
 	if (!shim.real_fopen64)
 		shim.real_fopen64 = (fopen_fn)dlsym(RTLD_NEXT, "fopen64");
 	return shim.real_fopen64(path, mode);

@@ -39,9 +39,9 @@ else
 	fail "load backend $BACKEND"
 	diag "$OUT"
 fi
-# ip_tables instantiates a netns' filter table on its first use: list it
-# after one command (bpfilter lists it from the start).
-[ "$BACKEND" = bpfilter ] || run $IPT -S
+# x_tables instantiates a netns' filter table on its first use, and so does
+# bpfilter: list it after one command.
+run $IPT -S
 ok_if "/proc/net/ip_tables_names lists filter" grep -qx filter /proc/net/ip_tables_names
 if [ "$BACKEND" = bpfilter ]; then
 	ok_if "ip_tables.ko is not loaded" sh -c '! grep -q "^ip_tables " /proc/modules'

@@ -54,7 +54,7 @@ ino1=$(stat -L -c %i /run/netns/ns1)
 state_file()
 {
 	_h=$(helper_pids | head -n1)
-	[ -n "$_h" ] && [ -e "/proc/$_h/fd/4/$1.table" ]
+	[ -n "$_h" ] && [ -e "/proc/$_h/fd/4/$1.filter" ]
 }
 no_state_file()
 {

@@ -270,7 +270,7 @@ ino1=$(stat -L -c %i /run/netns/nb1)
 state_file()
 {
 	_h=$(helper_pids | head -n1)
-	[ -n "$_h" ] && [ -e "/proc/$_h/fd/4/$1.table" ]
+	[ -n "$_h" ] && [ -e "/proc/$_h/fd/4/$1.filter" ]
 }
 no_state_file()
 {
@@ -349,12 +349,12 @@ COMMIT
 EOF
 
 # --- IPv6: the same rules for ip6tables-legacy -----------------------------
-ok_if "/proc/net/ip6_tables_names lists filter" grep -qx filter /proc/net/ip6_tables_names
 expect "ip6tables-legacy -S: the initial table" 0 ip6tables-legacy -S <<'EOF'
 -P INPUT ACCEPT
 -P FORWARD ACCEPT
 -P OUTPUT ACCEPT
 EOF
+ok_if "/proc/net/ip6_tables_names lists filter" grep -qx filter /proc/net/ip6_tables_names
 expect "ip6tables-legacy -A tcp DROP: EOPNOTSUPP" 1 \
 	ip6tables-legacy -A INPUT -p tcp --dport 22 -j DROP <<'EOF'
 ip6tables: Operation not supported.
