@@ -375,7 +375,7 @@ static void leave_netns(struct context *ctx, struct bpf_global *g)
  */
 static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsigned int hook)
 {
-	const int prio = ns->kind->priority;
+	const int prio = ns->kind->priority[hook];
 	unsigned int i;
 	int fd = -EBUSY;
 

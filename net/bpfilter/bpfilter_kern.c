@@ -30,6 +30,7 @@
 #include <linux/user_namespace.h>
 #include <net/net_namespace.h>
 #include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_nat.h>
 #include <net/netns/generic.h>
 #include <net/sock.h>
 
@@ -60,11 +61,16 @@ struct bpfilter_net {
 	 * them (mbox_reply.tables): what ip_tables_names shows.
 	 */
 	u32 tables[2];
+	/* nf_nat's IPv4 lookup hooks, registered while the namespace has an
+	 * IPv4 nat table (BPFILTER_REPLY_NAT_WANT), or NULL.
+	 */
+	struct nf_hook_ops *nat_ops;
 };
 
 static const char *const bpfilter_table_names[BPFILTER_TABLE_MAX] = {
 	[BPFILTER_TABLE_FILTER] = "filter",
 	[BPFILTER_TABLE_RAW] = "raw",
+	[BPFILTER_TABLE_NAT] = "nat",
 };
 
 /* The family a request is for, and its index in ct_held[]. */
@@ -188,6 +194,64 @@ static int bpfilter_ct_sync(struct net *net, u8 family, bool want)
 	return 0;
 }
 
+/* nf_nat_inet_fn() calls this for a connection no binding was made for
+ * yet: the nat table's programs, attached just before nf_nat's hook, have
+ * made any binding the table makes, so nothing is left to do; nf_nat then
+ * gives the connection its null binding, as after iptable_nat's table.
+ */
+static unsigned int bpfilter_nat_lookup(void *priv, struct sk_buff *skb,
+					const struct nf_hook_state *state)
+{
+	return NF_ACCEPT;
+}
+
+/* iptable_nat's hooks and priorities: nf_nat orders its lookups by them. */
+static const struct nf_hook_ops bpfilter_nat_ops[] = {
+	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_PRE_ROUTING, .priority = NF_IP_PRI_NAT_DST },
+	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_POST_ROUTING, .priority = NF_IP_PRI_NAT_SRC },
+	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_LOCAL_OUT, .priority = NF_IP_PRI_NAT_DST },
+	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	  .hooknum = NF_INET_LOCAL_IN, .priority = NF_IP_PRI_NAT_SRC },
+};
+
+/* Make nf_nat's hooks in @net follow the helper's word for @family: 0 or -errno. */
+static int bpfilter_nat_sync(struct net *net, u8 family, bool want)
+{
+	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
+	struct nf_hook_ops *ops = bn->nat_ops;
+	int i, err;
+
+	lockdep_assert_held(&bpfilter.ct_lock);
+	if (family != NFPROTO_IPV4 || want == !!ops)
+		return 0;
+	if (!want) {
+		for (i = 0; i < ARRAY_SIZE(bpfilter_nat_ops); i++)
+			nf_nat_ipv4_unregister_fn(net, &ops[i]);
+		bn->nat_ops = NULL;
+		/* nf_nat's hook may still be calling through them. */
+		synchronize_rcu();
+		kfree(ops);
+		return 0;
+	}
+	ops = kmemdup(bpfilter_nat_ops, sizeof(bpfilter_nat_ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	for (i = 0; i < ARRAY_SIZE(bpfilter_nat_ops); i++) {
+		err = nf_nat_ipv4_register_fn(net, &ops[i]);
+		if (err) {
+			while (i)
+				nf_nat_ipv4_unregister_fn(net, &ops[--i]);
+			kfree(ops);
+			return err;
+		}
+	}
+	bn->nat_ops = ops;
+	return 0;
+}
+
 /* Hold the checkentries the helper wrote to BPFILTER_HOLDS_FILE (bpfilter.h): 0 or -errno. */
 static int bpfilter_holds_load(struct net *net, u8 family, unsigned int table)
 {
@@ -221,7 +285,7 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 	unsigned int table = 0;
 	struct mbox_reply reply;
 	bool held = false;
-	int tries, err, ret;
+	int tries, err, ret, err2;
 	u32 flags;
 
 	if (mutex_lock_interruptible(&bpfilter.ct_lock))
@@ -240,6 +304,11 @@ static int bpfilter_call(struct net *net, struct mbox_request *req)
 			break;
 		}
 		WRITE_ONCE(bn->tables[bpfilter_ct_index(family)], reply.tables);
+		/* A nat table gets nf_nat's hooks when it is made, as iptable_nat's. */
+		err2 = bpfilter_nat_sync(net, family, flags & BPFILTER_REPLY_NAT_WANT);
+		if (err2)
+			pr_warn_ratelimited("netns %u: cannot register nf_nat's hooks: %d\n",
+					    net->ns.inum, err2);
 		/* The table whose holds this reply is about, if it is about holds. */
 		if (flags & (BPFILTER_REPLY_HOLD_CHECK | BPFILTER_REPLY_HOLD_COMMIT))
 			table = (flags & BPFILTER_REPLY_TABLE_MASK) >>
@@ -455,6 +524,7 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 		remove_proc_entry(BPFILTER_NAMES6, net->proc_net);
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
+	bpfilter_nat_sync(net, NFPROTO_IPV4, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV4, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV6, false);
 	bpfilter_holds_settle(net, NFPROTO_IPV4, BPFILTER_TABLE_MAX, BPFILTER_HOLDS_RELEASE);

@@ -37,6 +37,15 @@
  *	hotdrop, -ENOENT if no such hold; the program drops the packet on
  *	anything but 0 and 1.
  *
+ *   u32 bpfilter_xt_target(struct bpf_nf_ctx *ctx, u32 id)
+ *	The target function of an xt target whose checkentry we hold (hold
+ *	@id, as above) for ctx->skb at ctx->state's hook, with the targinfo
+ *	its checkentry left, bottom halves off: xt_nat's DNAT and SNAT,
+ *	MASQUERADE, REDIRECT and NETMAP bind the packet's connection through
+ *	nf_nat_setup_info() and friends. Returns the target's verdict
+ *	(NF_ACCEPT, NF_DROP or XT_CONTINUE), NF_DROP if there is no such
+ *	hold; the program drops the packet on any verdict but those.
+ *
  *   int bpfilter_mark(struct bpf_nf_ctx *ctx, u32 mask, u32 xor)
  *	xt_mark's mark_tg() (MARK revision 2): ctx->skb->mark becomes
  *	(mark & ~@mask) ^ @xor, which the hooks after this one see. A program
@@ -87,8 +96,9 @@
 #include "../../include/uapi/linux/bpfilter.h"
 #include "kfunc.h"
 
-/* One checkentry of an xt match that we hold in @net, as one rule's match
- * holds its state with ip_tables, from checkentry to destroy.
+/* One checkentry of an xt match or target that we hold in @net, as one
+ * rule's match or target holds its state with ip_tables, from checkentry to
+ * destroy.
  */
 struct xt_hold {
 	struct list_head list;		/* xt_holds */
@@ -97,7 +107,8 @@ struct xt_hold {
 	u8 family;			/* of the table it belongs to */
 	u8 table;			/* which one: enum bpfilter_table */
 	unsigned long key;		/* in xt_hold_ids: RCU for the kfunc */
-	const struct xt_match *match;	/* its module held */
+	const struct xt_match *match;	/* its module held, or */
+	const struct xt_target *target;	/* this one's */
 	bool pending;			/* of the table being put in force */
 	u8 data[] __aligned(8);		/* the matchinfo */
 };
@@ -124,10 +135,22 @@ static void xt_hold_destroy(struct xt_hold *h)
 		.matchinfo = h->data,
 		.family = h->family,
 	};
+	struct xt_tgdtor_param tpar = {
+		.net = h->net,
+		.target = h->target,
+		.targinfo = h->data,
+		.family = h->family,
+	};
 
-	if (h->match->destroy)
-		h->match->destroy(&par);
-	module_put(h->match->me);
+	if (h->target) {
+		if (h->target->destroy)
+			h->target->destroy(&tpar);
+		module_put(h->target->me);
+	} else {
+		if (h->match->destroy)
+			h->match->destroy(&par);
+		module_put(h->match->me);
+	}
 	kfree(h);
 }
 
@@ -162,29 +185,68 @@ void bpfilter_holds_settle(struct net *net, u8 family, unsigned int table,
 }
 EXPORT_SYMBOL_GPL(bpfilter_holds_settle);
 
-/* xt_check_match()'s size check and the match's checkentry, for one record: 0 or -errno. */
+/* Run the checkentry of @h (its match or target and data set) for @rec: 0 or -errno. */
+static int xt_hold_checkentry(struct xt_hold *h, const char *table,
+			      const struct bpfilter_hold *rec)
+{
+	struct xt_mtchk_param par = {
+		.net = h->net,
+		.table = table,
+		.entryinfo = rec->entry,
+		.match = h->match,
+		.matchinfo = h->data,
+		.hook_mask = rec->hook_mask,
+		.family = h->family,
+	};
+	struct xt_tgchk_param tpar = {
+		.net = h->net,
+		.table = table,
+		.entryinfo = rec->entry,
+		.target = h->target,
+		.targinfo = h->data,
+		.hook_mask = rec->hook_mask,
+		.family = h->family,
+	};
+	int err = 0;
+
+	if (h->target && h->target->checkentry)
+		err = h->target->checkentry(&tpar);
+	else if (h->match && h->match->checkentry)
+		err = h->match->checkentry(&par);
+	return err > 0 ? -EIO : err;	/* as xt_check_match() flags it */
+}
+
+/* xt_check_match()'s (xt_check_target()'s) size check and the checkentry,
+ * for one record: 0 or -errno.
+ */
 static int xt_hold_one(struct net *net, u8 family, const char *table,
 		       const struct bpfilter_hold *rec)
 {
-	struct xt_mtchk_param par = {
-		.net = net,
-		.table = table,
-		.entryinfo = rec->entry,
-		.hook_mask = rec->hook_mask,
-		.family = family,
-	};
+	const struct xt_target *t = NULL;
+	const struct xt_match *m = NULL;
 	char name[sizeof(rec->name)];
-	struct xt_match *m;
+	struct module *owner;
+	unsigned int size;
 	struct xt_hold *h;
 	int err;
 
 	strscpy(name, rec->name, sizeof(name));
-	/* Loads the match's module on first use, as iptables would. */
-	m = xt_request_find_match(family, name, rec->revision);
-	if (IS_ERR(m))
-		return PTR_ERR(m);
+	/* Loads the extension's module on first use, as iptables would. */
+	if (rec->target) {
+		t = xt_request_find_target(family, name, rec->revision);
+		if (IS_ERR(t))
+			return PTR_ERR(t);
+		owner = t->me;
+		size = t->targetsize;
+	} else {
+		m = xt_request_find_match(family, name, rec->revision);
+		if (IS_ERR(m))
+			return PTR_ERR(m);
+		owner = m->me;
+		size = m->matchsize;
+	}
 	err = -EINVAL;
-	if (XT_ALIGN(m->matchsize) != rec->size)
+	if (XT_ALIGN(size) != rec->size)
 		goto put;
 	err = -ENOMEM;
 	h = kzalloc(struct_size(h, data, rec->size), GFP_KERNEL);
@@ -194,14 +256,11 @@ static int xt_hold_one(struct net *net, u8 family, const char *table,
 	h->family = family;
 	h->table = rec->table;
 	h->match = m;
+	h->target = t;
 	h->pending = true;
 	h->key = xt_hold_key(net, family, rec->id);
 	memcpy(h->data, rec + 1, rec->size);
-	par.match = m;
-	par.matchinfo = h->data;
-	err = m->checkentry ? m->checkentry(&par) : 0;
-	if (err > 0)
-		err = -EIO;	/* as xt_check_match() flags it */
+	err = xt_hold_checkentry(h, table, rec);
 	if (err)
 		goto free;
 	mutex_lock(&xt_holds_mutex);
@@ -217,7 +276,7 @@ static int xt_hold_one(struct net *net, u8 family, const char *table,
 free:
 	kfree(h);
 put:
-	module_put(m->me);
+	module_put(owner);
 	return err;
 }
 
@@ -349,7 +408,7 @@ __bpf_kfunc int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
 
 	rcu_read_lock();
 	h = xa_load(&xt_hold_ids, xt_hold_key(state->net, state->pf, id));
-	if (!h) {
+	if (!h || !h->match) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
@@ -376,6 +435,29 @@ __bpf_kfunc int bpfilter_xt_match(struct bpf_nf_ctx *ctx, u32 id)
 	local_bh_enable();
 	rcu_read_unlock();
 	return par.hotdrop ? 2 : ret;
+}
+
+__bpf_kfunc u32 bpfilter_xt_target(struct bpf_nf_ctx *ctx, u32 id)
+{
+	const struct nf_hook_state *state = ctx->state;
+	struct xt_action_param par = { .state = state };
+	const struct xt_hold *h;
+	unsigned int verdict;
+
+	rcu_read_lock();
+	h = xa_load(&xt_hold_ids, xt_hold_key(state->net, state->pf, id));
+	if (!h || !h->target) {
+		rcu_read_unlock();
+		return NF_DROP;
+	}
+	par.target = h->target;
+	par.targinfo = h->data;
+	/* ipt_do_table() runs its targets with bottom halves off. */
+	local_bh_disable();
+	verdict = h->target->target(ctx->skb, &par);
+	local_bh_enable();
+	rcu_read_unlock();
+	return verdict;
 }
 
 __bpf_kfunc int bpfilter_mark(struct bpf_nf_ctx *ctx, u32 mask, u32 xor)
@@ -415,6 +497,7 @@ BTF_ID_FLAGS(func, bpfilter_reject)
 BTF_ID_FLAGS(func, bpfilter_log)
 BTF_ID_FLAGS(func, bpfilter_nflog)
 BTF_ID_FLAGS(func, bpfilter_xt_match)
+BTF_ID_FLAGS(func, bpfilter_xt_target)
 BTF_ID_FLAGS(func, bpfilter_mark)
 BTF_ID_FLAGS(func, bpfilter_notrack)
 BTF_ID_FLAGS(func, bpfilter_addrtype)

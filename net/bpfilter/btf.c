@@ -149,6 +149,7 @@ static void module_kfuncs_none(struct btf_info *bi)
 	bi->kf_log = -1;
 	bi->kf_nflog = -1;
 	bi->kf_xt_match = -1;
+	bi->kf_xt_target = -1;
 	bi->kf_addrtype = -1;
 	bi->kf_mark = -1;
 	bi->kf_notrack = -1;
@@ -168,6 +169,8 @@ static void module_kfuncs_load(struct btf *vmlinux, struct btf_info *bi)
 		bi->kf_log = btf__find_by_name_kind(mod, "bpfilter_log", BTF_KIND_FUNC);
 		bi->kf_nflog = btf__find_by_name_kind(mod, "bpfilter_nflog", BTF_KIND_FUNC);
 		bi->kf_xt_match = btf__find_by_name_kind(mod, "bpfilter_xt_match", BTF_KIND_FUNC);
+		bi->kf_xt_target = btf__find_by_name_kind(mod, "bpfilter_xt_target",
+							  BTF_KIND_FUNC);
 		bi->kf_addrtype = btf__find_by_name_kind(mod, "bpfilter_addrtype", BTF_KIND_FUNC);
 		bi->kf_mark = btf__find_by_name_kind(mod, "bpfilter_mark", BTF_KIND_FUNC);
 		bi->kf_notrack = btf__find_by_name_kind(mod, "bpfilter_notrack", BTF_KIND_FUNC);

@@ -71,6 +71,7 @@ struct btf_info {
 	int32_t kf_log;
 	int32_t kf_nflog;
 	int32_t kf_xt_match;
+	int32_t kf_xt_target;
 	int32_t kf_addrtype;
 	int32_t kf_mark;
 	int32_t kf_notrack;

@@ -41,6 +41,7 @@
 #include <linux/if_ether.h>
 #include <linux/in.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/nf_conntrack_common.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <bpf/bpf.h>
@@ -963,6 +964,42 @@ static void gen_ct_entry(struct codegen *cg)
 	cg_place(cg, done);
 }
 
+/*
+ * The nat table's gate (table_kind.nat): nf_nat_inet_fn() consults the
+ * table only for a tracked connection's first packet in each direction of
+ * translation: ctinfo NEW, RELATED or RELATED_REPLY and no binding of this
+ * hook's manip type yet (nf_nat_initialized()). Every other packet passes
+ * untouched and uncounted: nf_nat's hook right after translates it.
+ */
+static void gen_nat_gate(struct codegen *cg)
+{
+	const struct btf_info *bi = cg->bi;
+	uint32_t pass = cg_new_label(cg), consult = cg_new_label(cg);
+	/* HOOK2MANIP(): SRC at POSTROUTING and INPUT, else DST. */
+	bool src = cg->hook == NF_INET_POST_ROUTING || cg->hook == NF_INET_LOCAL_IN;
+
+	if (!bi->ct_ok) {
+		cg_unsupported(cg, "nat: this kernel's BTF has no struct nf_conn");
+		return;
+	}
+	cg_ld_skb(cg, BPF_REG_1);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, bi->skb_nfct));
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_4, BPF_REG_3));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_4, 7));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_3, -8));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_3, 0, 0), pass);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_4, IP_CT_ESTABLISHED, 0), pass);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_4, IP_CT_ESTABLISHED_REPLY, 0), pass);
+	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, CG_STK_CT));
+	gen_ct_read(cg, CG_OFF_CTSTATUS, 8, bi->ct_status);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, CG_REG_PKT, CG_OFF_CTSTATUS));
+	cg_emit(cg, CG_ALU64_IMM(BPF_AND, BPF_REG_1, src ? IPS_SRC_NAT_DONE : IPS_DST_NAT_DONE));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, 0, 0), consult);
+	cg_place(cg, pass);
+	cg_exit_verdict(cg, CG_NF_ACCEPT);
+	cg_place(cg, consult);
+}
+
 /* IPv4: the header (too short: ip_rcv() would never pass it; drop), fragment offset, thoff. */
 static void gen_ipv4_header(struct codegen *cg, const struct cg_header *iph)
 {
@@ -1253,6 +1290,10 @@ static void gen_prologue(struct codegen *cg)
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_2, CG_STK_HEADLEN));
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_1, bi->skb_data));
 	cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_3, CG_STK_DATA));
+	if (cg->table->kind && cg->table->kind->nat) {
+		gen_nat_gate(cg);
+		cg_ld_skb(cg, BPF_REG_1);
+	}
 	if (cg->needs & CG_NEED_MARK) {
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_3, BPF_REG_1, bi->skb_mark));
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_3, CG_OFF_MARK));

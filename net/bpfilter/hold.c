@@ -36,8 +36,29 @@ void holds_number(struct table *t, uint32_t base)
 			if (r->matches[k].ops->kernel)
 				r->matches[k].hold_id = (base & ~HOLD_SEQ_MASK) |
 							((base + n++) & HOLD_SEQ_MASK);
+		if (r->target.kind == TARGET_OTHER && r->target.ops->kernel)
+			r->target.hold_id = (base & ~HOLD_SEQ_MASK) |
+					    ((base + n++) & HOLD_SEQ_MASK);
 	}
 	t->num_holds = n;
+}
+
+/* Fill one record of a held match or target of rule @r and return its size. */
+static size_t hold_record(const struct table *t, uint8_t table, const struct rule *r,
+			  const struct ext_id *id, uint16_t size, uint32_t hold_id,
+			  const void *data, bool target, struct bpfilter_hold *h)
+{
+	strncpy(h->name, id->name, sizeof(h->name) - 1);
+	h->revision = id->revision;
+	h->size = size;
+	h->id = hold_id;
+	h->hook_mask = r->comefrom;
+	h->family = t->fam->nfproto;
+	h->table = table;
+	h->target = target;
+	t->fam->from_model(&r->ip, h->entry);
+	memcpy(h + 1, data, size);
+	return sizeof(*h) + size;
 }
 
 /* The records of @t's holds, as the module reads them; *out NULL if none. */
@@ -61,10 +82,15 @@ static int holds_records(const struct table *t, uint8_t table, char **out, size_
 		return 0;
 	if (t->num_holds > BPFILTER_HOLDS_MAX)
 		return -ENOMEM;
-	for (i = 0; i < t->num_entries; i++)
-		for (k = 0; k < t->rules[i].num_matches; k++)
-			if (t->rules[i].matches[k].ops->kernel)
-				size += sizeof(struct bpfilter_hold) + t->rules[i].matches[k].ops->size;
+	for (i = 0; i < t->num_entries; i++) {
+		const struct rule *r = &t->rules[i];
+
+		for (k = 0; k < r->num_matches; k++)
+			if (r->matches[k].ops->kernel)
+				size += sizeof(struct bpfilter_hold) + r->matches[k].ops->size;
+		if (r->target.kind == TARGET_OTHER && r->target.ops->kernel)
+			size += sizeof(struct bpfilter_hold) + r->target.ops->size;
+	}
 	if (size > BPFILTER_HOLDS_MAX_SIZE)
 		return -ENOMEM;
 	buf = calloc(1, size);
@@ -72,24 +98,19 @@ static int holds_records(const struct table *t, uint8_t table, char **out, size_
 		return -ENOMEM;
 	for (i = 0; i < t->num_entries; i++) {
 		const struct rule *r = &t->rules[i];
+		const struct target *tg = &r->target;
 
 		for (k = 0; k < r->num_matches; k++) {
 			const struct match *m = &r->matches[k];
-			struct bpfilter_hold *h = (struct bpfilter_hold *)(buf + off);
 
-			if (!m->ops->kernel)
-				continue;
-			strncpy(h->name, m->ops->id.name, sizeof(h->name) - 1);
-			h->revision = m->ops->id.revision;
-			h->size = m->ops->size;
-			h->id = m->hold_id;
-			h->hook_mask = r->comefrom;
-			h->family = t->fam->nfproto;
-			h->table = table;
-			t->fam->from_model(&r->ip, h->entry);
-			memcpy(h + 1, m->data, m->ops->size);
-			off += sizeof(*h) + m->ops->size;
+			if (m->ops->kernel)
+				off += hold_record(t, table, r, &m->ops->id, m->ops->size,
+						   m->hold_id, m->data, false,
+						   (struct bpfilter_hold *)(buf + off));
 		}
+		if (tg->kind == TARGET_OTHER && tg->ops->kernel)
+			off += hold_record(t, table, r, &tg->ops->id, tg->ops->size, tg->hold_id,
+					   tg->data, true, (struct bpfilter_hold *)(buf + off));
 	}
 	*out = buf;
 	*len = size;
@@ -164,6 +185,30 @@ int holds_prepare(struct context *ctx, const struct netns *ns, struct table *t)
 	}
 	free(buf);
 	return err;
+}
+
+/*
+ * The target's verdict through the kfunc bpfilter_xt_target(): XT_CONTINUE
+ * goes on with the next rule, NF_ACCEPT and NF_DROP end the program; any
+ * other verdict (a hold the module lacks included) drops the packet.
+ */
+int hold_target_gen(struct codegen *cg, const struct rule *rule, const struct target *t)
+{
+	uint32_t next = cg_new_label(cg), drop = cg_new_label(cg);
+
+	(void)rule;
+	if (cg->bi->kf_xt_target < 0)
+		return cg_unsupported(cg, "a target run by the kernel needs the kfuncs of bpfilter.ko");
+	cg_ld_ctx(cg, BPF_REG_1);
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_2, t->hold_id));
+	cg_call_module_kfunc(cg, cg->bi->kf_xt_target);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JEQ, BPF_REG_0, (int32_t)XT_CONTINUE, 0), next);
+	cg_jmp(cg, CG_JMP32_IMM(BPF_JNE, BPF_REG_0, NF_ACCEPT, 0), drop);
+	cg_exit_verdict(cg, CG_NF_ACCEPT);
+	cg_place(cg, drop);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, next);
+	return cg->err;
 }
 
 /* 1: the match holds, 0: it does not; a hotdrop or a hold the module lacks drops the packet. */

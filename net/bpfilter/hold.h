@@ -16,6 +16,7 @@ struct match;
 struct netns;
 struct rule;
 struct table;
+struct target;
 
 /*
  * A hold id is the table's enum bpfilter_table above HOLD_KIND_SHIFT and a
@@ -38,5 +39,7 @@ void holds_number(struct table *t, uint32_t base);
 int holds_prepare(struct context *ctx, const struct netns *ns, struct table *t);
 /* match_ops.gen of held matches: the kfunc bpfilter_xt_match() with the hold's id. */
 int hold_gen(struct codegen *cg, const struct rule *rule, const struct match *m);
+/* target_ops.gen of held targets: the kfunc bpfilter_xt_target() with the hold's id. */
+int hold_target_gen(struct codegen *cg, const struct rule *rule, const struct target *t);
 
 #endif /* NET_BPFILTER_HOLD_H */

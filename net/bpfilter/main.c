@@ -118,9 +118,13 @@ int main(int argc, char **argv)
 		ctx.reply_flags = 0;
 		reply.status = handle(&ctx, &req);
 		reply.flags = ctx.reply_flags | conntrack_want(&ctx, &req);
-		if (family_get(req.family))
+		if (family_get(req.family)) {
 			reply.tables = context_table_list(&ctx, req.netns_ino,
 							  family_get(req.family));
+			if (context_find_netns(&ctx, req.netns_ino, family_get(req.family),
+					       &table_kinds[BPFILTER_TABLE_NAT]))
+				reply.flags |= BPFILTER_REPLY_NAT_WANT;
+		}
 		err = write_exact(STDOUT_FILENO, &reply, sizeof(reply));
 		if (err) {
 			bf_err(&ctx, "writing a reply failed: %d", err);

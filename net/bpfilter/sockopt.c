@@ -60,7 +60,7 @@ static int request_table(struct context *ctx, const struct mbox_request *req,
 static int find_table(struct context *ctx, const struct mbox_request *req, const char *name,
 		      struct netns **nsp)
 {
-	const struct table_kind *kind = table_kind_find(name);
+	const struct table_kind *kind = table_kind_find(family_get(req->family), name);
 
 	if (!kind)
 		return -ENOENT;
@@ -229,7 +229,7 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
 	err = 0;
-	if (table_kind_find(repl.name))
+	if (table_kind_find(fam, repl.name))
 		err = find_table(ctx, req, repl.name, &ns);
 	if (!err && ns)
 		err = holds_prepare(ctx, ns, new_table);

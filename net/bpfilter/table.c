@@ -231,6 +231,7 @@ int table_from_replace(struct context *ctx, const struct family *fam,
 	t->fam = fam;
 	memcpy(t->name, repl->name, sizeof(t->name));
 	t->name[sizeof(t->name) - 1] = '\0';
+	t->kind = table_kind_find(fam, t->name);
 	t->valid_hooks = repl->valid_hooks;
 	t->size = repl->size;
 	t->num_entries = repl->num_entries;
@@ -300,6 +301,8 @@ int table_from_replace(struct context *ctx, const struct family *fam,
 				t->needs_conntrack = true;
 			else if (r->matches[k].ops->kernel)
 				t->needs_holds = true;
+		if (r->target.kind == TARGET_OTHER && r->target.ops->kernel)
+			t->needs_holds = true;
 		if (r->target.kind == TARGET_JUMP)
 			r->target.jump_index = find_offset(offsets, n, r->target.verdict);
 	}
@@ -329,23 +332,47 @@ const struct table_kind table_kinds[BPFILTER_TABLE_MAX] = {
 		.name = "filter",
 		.valid_hooks = 1u << NF_INET_LOCAL_IN | 1u << NF_INET_FORWARD |
 			       1u << NF_INET_LOCAL_OUT,
-		.priority = NF_IP_PRI_FILTER,
+		.families = 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6,
+		.priority = { [NF_INET_LOCAL_IN] = NF_IP_PRI_FILTER,
+			      [NF_INET_FORWARD] = NF_IP_PRI_FILTER,
+			      [NF_INET_LOCAL_OUT] = NF_IP_PRI_FILTER },
 	},
 	[BPFILTER_TABLE_RAW] = {
 		.id = BPFILTER_TABLE_RAW,
 		.name = "raw",
 		/* Before conntrack (NF_IP_PRI_CONNTRACK), so that NOTRACK works. */
 		.valid_hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_OUT,
-		.priority = NF_IP_PRI_RAW,
+		.families = 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6,
+		.priority = { [NF_INET_PRE_ROUTING] = NF_IP_PRI_RAW,
+			      [NF_INET_LOCAL_OUT] = NF_IP_PRI_RAW },
+	},
+	/*
+	 * iptable_nat's chains run inside nf_nat's hooks (NF_IP_PRI_NAT_DST at
+	 * PREROUTING and OUTPUT, NF_IP_PRI_NAT_SRC at INPUT and POSTROUTING),
+	 * which bpfilter.ko registers for the namespace: the programs run just
+	 * before them and make the binding nf_nat then applies.
+	 */
+	[BPFILTER_TABLE_NAT] = {
+		.id = BPFILTER_TABLE_NAT,
+		.name = "nat",
+		.valid_hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_IN |
+			       1u << NF_INET_LOCAL_OUT | 1u << NF_INET_POST_ROUTING,
+		.families = 1u << NFPROTO_IPV4,
+		.priority = { [NF_INET_PRE_ROUTING] = NF_IP_PRI_NAT_DST - 1,
+			      [NF_INET_LOCAL_OUT] = NF_IP_PRI_NAT_DST - 1,
+			      [NF_INET_LOCAL_IN] = NF_IP_PRI_NAT_SRC - 1,
+			      [NF_INET_POST_ROUTING] = NF_IP_PRI_NAT_SRC - 1 },
+		.nat = true,
 	},
 };
 
-const struct table_kind *table_kind_find(const char *name)
+const struct table_kind *table_kind_find(const struct family *fam, const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < BPFILTER_TABLE_MAX; i++)
-		if (!strcmp(table_kinds[i].name, name))
+		if (!strcmp(table_kinds[i].name, name) &&
+		    (table_kinds[i].families & (1u << fam->nfproto)))
 			return &table_kinds[i];
 	return NULL;
 }

@@ -22,6 +22,7 @@ struct family;
 
 struct table {
 	const struct family *fam;		/* whose entries (family.h) */
+	const struct table_kind *kind;		/* NULL: a name no table has */
 	char name[XT_TABLE_MAXNAMELEN];
 	uint32_t valid_hooks;			/* bitmask of 1 << NF_INET_* */
 	uint32_t hook_entry[NF_INET_NUMHOOKS];	/* blob offsets, TABLE_NO_HOOK if unused */
@@ -50,14 +51,21 @@ struct table_kind {
 	enum bpfilter_table id;		/* the module knows it by this */
 	const char *name;
 	uint32_t valid_hooks;		/* bitmask of 1 << NF_INET_* */
-	int priority;			/* NF_IP_PRI_* (NF_IP6_PRI_* are the same) */
+	uint32_t families;		/* 1 << NFPROTO_* it exists for */
+	/* where its programs attach: NF_IP_PRI_* (NF_IP6_PRI_* are the same) */
+	int priority[NF_INET_NUMHOOKS];
+	/*
+	 * Consulted for a connection's first packet per manip type only, as
+	 * nf_nat_inet_fn() consults iptable_nat (codegen.c's nat gate).
+	 */
+	bool nat;
 };
 
 /* Every kind, indexed by enum bpfilter_table. */
 extern const struct table_kind table_kinds[BPFILTER_TABLE_MAX];
 
-/* The kind named @name, or NULL: no such table here (ip_tables' -ENOENT). */
-const struct table_kind *table_kind_find(const char *name);
+/* The kind named @name of family @fam, or NULL: no such table here (ip_tables' -ENOENT). */
+const struct table_kind *table_kind_find(const struct family *fam, const char *name);
 /*
  * Build the kernel's initial table of kind @kind and family @fam: an ACCEPT
  * policy per hook + ERROR (filter: valid_hooks 0x0e, 632 bytes for IPv4,

@@ -28,6 +28,15 @@ static const struct target_ops *const target_list[] = {
 	&ct0_target_ops,
 	&ct1_target_ops,
 	&ct2_target_ops,
+	&snat0_target_ops,
+	&dnat0_target_ops,
+	&snat1_target_ops,
+	&dnat1_target_ops,
+	&snat2_target_ops,
+	&dnat2_target_ops,
+	&masquerade_target_ops,
+	&redirect_target_ops,
+	&netmap_target_ops,
 };
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))

@@ -35,6 +35,11 @@ struct target_ops {
 	 */
 	int (*gen)(struct codegen *cg, const struct rule *rule, const struct target *t);
 	bool continues;
+	/*
+	 * checkentry, target and destroy are the kernel module's own:
+	 * bpfilter_kfunc.ko holds the checkentry (hold.h); gen is hold_target_gen
+	 */
+	bool kernel;
 };
 
 enum target_kind {
@@ -58,6 +63,7 @@ struct target {
 	const char *error_name;	/* TARGET_ERROR: the NUL-terminated chain/error name */
 	const void *data;	/* payload */
 	uint16_t target_size;	/* xt_entry_target.u.target_size */
+	uint32_t hold_id;	/* ops->kernel: the hold's id (holds_number()) */
 };
 
 /*
@@ -89,5 +95,14 @@ extern const struct target_ops notrack_target_ops;
 extern const struct target_ops ct0_target_ops;
 extern const struct target_ops ct1_target_ops;
 extern const struct target_ops ct2_target_ops;
+extern const struct target_ops snat0_target_ops;
+extern const struct target_ops dnat0_target_ops;
+extern const struct target_ops snat1_target_ops;
+extern const struct target_ops dnat1_target_ops;
+extern const struct target_ops snat2_target_ops;
+extern const struct target_ops dnat2_target_ops;
+extern const struct target_ops masquerade_target_ops;
+extern const struct target_ops redirect_target_ops;
+extern const struct target_ops netmap_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

@@ -72,7 +72,9 @@ enum bpfilter_mbox_control {
  * Matches whose checkentry, match and destroy are the kernel's own
  * (xt_recent's lists, xt_owner's credentials, ...): bpfilter_kfunc.ko
  * "holds" their checkentries, and the programs call the xt match through
- * the kfunc bpfilter_xt_match() with the hold's id. As with conntrack, a
+ * the kfunc bpfilter_xt_match() with the hold's id. Targets whose work is
+ * the kernel's (xt_nat's DNAT and SNAT, MASQUERADE, REDIRECT, NETMAP) are
+ * held alike and run through bpfilter_xt_target(). As with conntrack, a
  * table with such matches is put in force only once the module holds them:
  * the helper writes one struct bpfilter_hold per match, in rule order, to
  * BPFILTER_HOLDS_FILE in its state directory and asks for a retry with
@@ -108,7 +110,8 @@ struct bpfilter_hold {
 	__u8 entry[136];
 	__u8 family;		/* NFPROTO_IPV4 or NFPROTO_IPV6: the request's */
 	__u8 table;		/* enum bpfilter_table: the reply's */
-	__u8 pad[2];
+	__u8 target;		/* 1: name is an xt target (bpfilter_xt_target()) */
+	__u8 pad;
 };
 
 /*
@@ -153,8 +156,18 @@ struct mbox_request {
 enum bpfilter_table {
 	BPFILTER_TABLE_FILTER,
 	BPFILTER_TABLE_RAW,
+	BPFILTER_TABLE_NAT,
 	BPFILTER_TABLE_MAX,
 };
+
+/*
+ * The namespace has a nat table of the request's family: bpfilter.ko
+ * keeps nf_nat's hooks registered there (nf_nat_ipv4_register_fn(), as
+ * iptable_nat does), which translate every packet of a connection once the
+ * table's programs, running just before them, bound it; a connection they
+ * did not bind gets nf_nat's null binding.
+ */
+#define BPFILTER_REPLY_NAT_WANT	(1U << 4)
 
 /*
  * A reply about one table's holds (BPFILTER_REPLY_HOLD_CHECK or _COMMIT)

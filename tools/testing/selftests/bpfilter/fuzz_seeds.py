@@ -32,7 +32,8 @@ IPT_INV_PROTO = 0x40
 IP6T_F_PROTO, IP6T_F_GOTO = 0x01, 0x04
 HOOKS = {"INPUT": 1, "FORWARD": 2, "OUTPUT": 3}	# NF_INET_LOCAL_IN...
 # Each table's built-in chains (x_tables' valid_hooks).
-TABLE_HOOKS = {"filter": HOOKS, "raw": {"PREROUTING": 0, "OUTPUT": 3}}
+TABLE_HOOKS = {"filter": HOOKS, "raw": {"PREROUTING": 0, "OUTPUT": 3},
+               "nat": {"PREROUTING": 0, "INPUT": 1, "OUTPUT": 3, "POSTROUTING": 4}}
 IPT_IP_SIZE, IP6T_IP6_SIZE = 84, 136	# struct ipt_ip, struct ip6t_ip6
 M, T = "match", "target"
 
@@ -148,6 +149,22 @@ def xt_mark_mtinfo1(mark, mask=0xffffffff, invert=0):
 
 def xt_mark_tginfo2(mark, mask):
     return struct.pack("<II", mark, mask)
+
+
+NAT_MAP_IPS, NAT_PROTO = 1, 2		# NF_NAT_RANGE_MAP_IPS, NF_NAT_RANGE_PROTO_SPECIFIED
+
+
+def nat_compat(flags, lo=None, hi=None, ports=(0, 0)):
+    """struct nf_nat_ipv4_multi_range_compat with one range (ports in network order)."""
+    return struct.pack("<I", 1) + struct.pack("<I", flags) + nf_addr(lo or "0.0.0.0")[:4] + \
+        nf_addr(hi or lo or "0.0.0.0")[:4] + struct.pack(">HH", *ports)
+
+
+def nat_range(rev, flags, lo=None, hi=None, ports=(0, 0)):
+    """struct nf_nat_range (rev 1) or nf_nat_range2 (rev 2, base_proto 0 and padding)."""
+    r = struct.pack("<I", flags) + nf_addr(lo or "0.0.0.0") + nf_addr(hi or lo or "0.0.0.0") + \
+        struct.pack(">HH", *ports)
+    return r + (b"\0" * 4 if rev == 2 else b"")
 
 
 def xt_ct_target_info(rev, flags, zone=0, helper=""):
@@ -348,6 +365,8 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "connlimit": 32, "string": 160, "time": 24, "physdev": 66, "cgroup/0": 8, "cgroup/1": 4112,
     "cgroup/2": 528, "ecn": 4, "tcpmss": 6, "u32": 1984, "MARK": 8,
     "hl": 2, "mh": 3, "eui64": 4, "NOTRACK": 0, "CT/0": 40, "CT/1": 72, "CT/2": 72,
+    "DNAT/0": 20, "SNAT/0": 20, "DNAT/1": 40, "SNAT/1": 40, "DNAT/2": 44, "SNAT/2": 44,
+    "MASQUERADE": 20, "REDIRECT": 20, "NETMAP": 20,
     # ip6_tables' own payloads; "ah6" is IPv6's ah (struct ip6t_ah).
     "frag": 16, "hbh": 40, "dst": 40, "rt": 280, "ah6": 16, "ipv6header": 3,
 }
@@ -517,6 +536,23 @@ EXTENSIONS = [
     (T, "CT", 1, ipt_ip(UDP), xt_ct_target_info(1, 1, zone=3, helper="ftp"),
      "-t raw -p udp -j CT --notrack --zone 3 --helper ftp"),
     (T, "CT", 2, ipt_ip(src="10.0.0.0/8"), xt_ct_target_info(2, 3), "-t raw -s 10.0.0.0/8 -j NOTRACK"),
+    # The nat table's: xt_nat's DNAT/SNAT, MASQUERADE, REDIRECT, NETMAP (held by bpfilter.ko).
+    (T, "DNAT", 2, ipt_ip(TCP), nat_range(2, NAT_MAP_IPS | NAT_PROTO, "10.0.0.2", ports=(80, 80)),
+     "-t nat -p tcp -j DNAT --to-destination 10.0.0.2:80"),
+    (T, "DNAT", 1, ipt_ip(), nat_range(1, NAT_MAP_IPS, "10.0.0.2", "10.0.0.9"),
+     "-t nat -j DNAT --to-destination 10.0.0.2-10.0.0.9"),
+    (T, "DNAT", 0, ipt_ip(UDP), nat_compat(NAT_MAP_IPS, "10.0.0.3"), "-t nat -p udp -j DNAT --to 10.0.0.3"),
+    (T, "SNAT", 2, ipt_ip(UDP), nat_range(2, NAT_MAP_IPS | NAT_PROTO, "192.0.2.1",
+                                         ports=(20000, 20010)),
+     "-t nat -p udp -j SNAT --to-source 192.0.2.1:20000-20010"),
+    (T, "SNAT", 1, ipt_ip(), nat_range(1, NAT_MAP_IPS, "192.0.2.1"), "-t nat -j SNAT --to 192.0.2.1"),
+    (T, "SNAT", 0, ipt_ip(), nat_compat(NAT_MAP_IPS, "192.0.2.1"), "-t nat -j SNAT --to 192.0.2.1"),
+    (T, "MASQUERADE", 0, ipt_ip(src="10.88.0.0/16"), nat_compat(0),
+     "-t nat -s 10.88.0.0/16 -j MASQUERADE"),
+    (T, "REDIRECT", 0, ipt_ip(TCP), nat_compat(NAT_PROTO, ports=(3128, 3128)),
+     "-t nat -p tcp -j REDIRECT --to-ports 3128"),
+    (T, "NETMAP", 0, ipt_ip(dst="10.9.0.0/16"), nat_compat(NAT_MAP_IPS, "10.8.0.0", "10.8.255.255"),
+     "-t nat -d 10.9.0.0/16 -j NETMAP --to 10.8.0.0/16"),
     # ip6tables: rows with an ip6t_ip6 go into ip6_tables blobs.
     (M, "icmp6", 0, ip6t_ip6(ICMPV6), ipt_icmp(128),
      "-p ipv6-icmp --icmpv6-type echo-request"),
@@ -621,6 +657,9 @@ def is_ip6(ip):
 OUTPUT_ONLY = {"owner"}
 # Extensions of the raw table alone (xt_target.table): their rows make raw tables, in PREROUTING.
 RAW_ONLY = {"NOTRACK", "CT"}
+# The nat table's targets: their rows make nat tables, in the chain named.
+NAT_ONLY = {"DNAT": "PREROUTING", "REDIRECT": "PREROUTING", "NETMAP": "PREROUTING",
+            "SNAT": "POSTROUTING", "MASQUERADE": "POSTROUTING"}
 
 
 def ext(name, rev, payload):
@@ -819,9 +858,10 @@ def main():
         rule = row_rule(kind, name, rev, ip, payload)
         count[(name, rev)] = count.get((name, rev), 0) + 1
         fn = "ext-%s-r%d-%d" % (name, rev, count[(name, rev)])
-        if name in RAW_ONLY:
+        if name in RAW_ONLY or name in NAT_ONLY:
+            tname, chain = ("raw", "PREROUTING") if name in RAW_ONLY else ("nat", NAT_ONLY[name])
             with open(os.path.join(out, fn), "wb") as f:
-                f.write(table({"PREROUTING": [rule]}, ip6=is_ip6(ip), name="raw"))
+                f.write(table({chain: [rule]}, ip6=is_ip6(ip), name=tname))
             continue
         chain = "OUTPUT" if name in OUTPUT_ONLY else "INPUT"
         with open(os.path.join(out, fn), "wb") as f:

@@ -242,6 +242,25 @@ static const struct abi_scenario scenarios[] = {
 		"'COMMIT' | iptables-legacy-restore -w 60",
 		"iptables-legacy-save -c",
 		IPT "-D FORWARD 1" } },
+	/*
+	 * The nat table's chains and validation. Its targets are held by
+	 * bpfilter.ko, which this host lacks: only their refusals by
+	 * translate_table() itself (hooks, table) are compared here; the VM
+	 * tests run them.
+	 */
+	{ "nat_table", {
+		IPT "-t nat -N DOCKER",
+		IPT "-t nat -A PREROUTING -d 10.0.0.1 -j DOCKER",
+		IPT "-t nat -A OUTPUT ! -d 127.0.0.0/8 -j DOCKER",
+		IPT "-t nat -A DOCKER -i docker0 -j RETURN",
+		IPT "-t nat -A INPUT -p tcp -j DNAT --to-destination 10.0.0.2",
+		IPT "-t nat -A PREROUTING -j SNAT --to-source 10.0.0.2",
+		IPT "-t nat -A OUTPUT -j MASQUERADE",
+		IPT "-t nat -A POSTROUTING -p tcp -j REDIRECT --to-ports 80",
+		IPT "-A INPUT -p tcp -j DNAT --to-destination 10.0.0.2",
+		IPT "-A FORWARD -j MASQUERADE",
+		IPT "-t nat -L -n -v -x",
+		IPT "-t nat -S" } },
 	/* One file, two tables: each COMMIT is its own replace, the failing one changes nothing. */
 	{ "restore_tables", {
 		"printf '%s\\n' '*raw' ':PREROUTING ACCEPT [0:0]' ':OUTPUT DROP [3:4]' "
@@ -535,7 +554,9 @@ static const struct abi_rev trev[] = {
 	{ "", 0 }, { "", 1 }, { "ERROR", 0 }, { "ERROR", 1 },
 	{ "NOSUCHTARGET", 0 }, { "ACCEPT", 0 }, { "DROP", 0 },
 	{ "RETURN", 0 }, { "error", 0 }, { "CT", 0 }, { "CT", 1 }, { "CT", 2 },
-	{ "CT", 3 }, { "NOTRACK", 0 }, { "NOTRACK", 1 },
+	{ "CT", 3 }, { "NOTRACK", 0 }, { "NOTRACK", 1 }, { "DNAT", 0 }, { "DNAT", 2 },
+	{ "DNAT", 3 }, { "SNAT", 1 }, { "MASQUERADE", 0 }, { "MASQUERADE", 1 },
+	{ "REDIRECT", 0 }, { "NETMAP", 0 }, { "NETMAP", 1 },
 };
 
 static const struct abi_flag policy_flags[] = { { IPT_F_FRAG, "-f" } };

@@ -101,7 +101,8 @@ TEST(size_and_unknown)
 {
 	char data[16] = { 0 };
 	struct bb_ext x = { "", 0, data, 16 };
-	struct bb_ext y = { "DNAT", 0, data, 16 };
+	struct bb_ext y = { "TPROXY", 0, data, 16 };
+	struct bb_ext z = { "DNAT", 0, data, 16 };
 	struct target t;
 	struct bb b;
 	uint32_t o;
@@ -111,6 +112,9 @@ TEST(size_and_unknown)
 	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
 	o = bb_entry(&b, NULL, NULL, 0, &y);
 	EXPECT_EQ(-ENOENT, entry_target_init(bb_at(&b, o), &t));
+	/* A known target with the wrong payload size: xt_check_target()'s EINVAL. */
+	o = bb_entry(&b, NULL, NULL, 0, &z);
+	EXPECT_EQ(-EINVAL, table_target_init("nat", bb_at(&b, o), &t));
 	x.revision = 2;
 	o = bb_entry(&b, NULL, NULL, 0, &x);
 	EXPECT_EQ(-ENOENT, entry_target_init(bb_at(&b, o), &t));

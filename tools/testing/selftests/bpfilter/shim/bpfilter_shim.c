@@ -295,6 +295,7 @@ static FILE *shim_table_names(uint32_t family)
 	static const char *const names[BPFILTER_TABLE_MAX] = {
 		[BPFILTER_TABLE_FILTER] = "filter",
 		[BPFILTER_TABLE_RAW] = "raw",
+		[BPFILTER_TABLE_NAT] = "nat",
 	};
 	struct mbox_request req = {
 		.is_set = BPFILTER_MBOX_CONTROL,

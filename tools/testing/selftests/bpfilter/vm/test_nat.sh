@@ -1,0 +1,239 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The nat table (issue 14) on a container host: a published port (DNAT
+# from outside and from the host itself, the container engine's DOCKER
+# chain pattern), the container's outbound connections masqueraded,
+# REDIRECT to a local port and SNAT to a port range, with real TCP
+# connections. The tuples conntrack keeps and the rules' counters (each
+# connection counted once, by its first packet) must be iptable_nat's.
+# With bpfilter the chains are BPF programs just before nf_nat's hooks,
+# which bpfilter.ko registers for the namespace, and the targets are
+# xt_nat's, MASQUERADE's and REDIRECT's own, held by bpfilter.ko.
+#
+#   C 10.254.6.1 --- 10.254.6.2 H [br0 10.254.7.1] --- 10.254.7.2 K
+. "$(dirname "$0")/lib.sh"
+
+C=natC
+H=natH
+K=natK
+NC="$IP netns exec $C"
+NH="$IP netns exec $H"
+NK="$IP netns exec $K"
+
+cleanup()
+{
+	ns_kill $C $H $K
+	for n in $C $H $K; do $IP netns del $n 2>/dev/null; done
+}
+
+# natpkts CHAIN N: packets of rule N of H's nat CHAIN.
+natpkts()
+{
+	$NH $IPT -w -t nat -nvxL "$1" | awk -v r="$2" 'NR == r + 2 { print $1 }'
+}
+
+# ask NS DST PORT: what a server answers a connection from NS.
+ask()
+{
+	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" 2>/dev/null
+}
+
+# ct PATTERN: H's TCP conntrack entries matching PATTERN, without the state,
+# timeout and what follows the status, ephemeral ports as PORT.
+ct()
+{
+	$NH cat /proc/net/nf_conntrack | grep -- "$1" |
+		sed 's/^ipv4 *2 tcp *6 [0-9]* [A-Z_]* //; s/ mark=.*//;
+		     s/port=[3-6][0-9][0-9][0-9][0-9]/port=PORT/g'
+}
+
+# has TEXT REGEX: TEXT has a line matching REGEX.
+has()
+{
+	printf '%s\n' "$1" | grep -qE -- "$2"
+}
+
+server()
+{
+	# server NS PORT TEXT: answers every connection with TEXT
+	printf '#!/bin/sh\necho %s\n' "$3" > "/tmp/nat-$3.sh"
+	chmod +x "/tmp/nat-$3.sh"
+	$IP netns exec "$1" nc -ll -p "$2" -e "/tmp/nat-$3.sh" &
+}
+
+cleanup
+ns_pair $C 10.254.6.1 $H 10.254.6.2
+$IP netns add $K
+$IP -n $K link set lo up
+$IP -n $H link add br0 type bridge
+$IP -n $H link add vethK type veth peer name eth0 netns $K
+$IP -n $H link set vethK master br0
+$IP -n $H addr add 10.254.7.1/24 dev br0
+$IP -n $K addr add 10.254.7.2/24 dev eth0
+for l in br0 vethK; do $IP -n $H link set $l up; done
+$IP -n $K link set eth0 up
+$IP -n $K route add default via 10.254.7.1
+$NH sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
+server $K 80 k-web
+server $C 7001 c-srv
+server $C 7002 c-snat
+server $H 7070 h-redirect
+for ep in 1 2 3; do server $K 8$ep ep$ep; done
+$IP -n $C route add 10.96.0.0/12 via 10.254.6.2
+sleep 1
+
+cat > /tmp/nat.rules <<'RULES'
+*nat
+:PREROUTING ACCEPT [0:0]
+:INPUT ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:POSTROUTING ACCEPT [0:0]
+:DOCKER - [0:0]
+-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER
+-A PREROUTING -p tcp -m tcp --dport 9090 -j REDIRECT --to-ports 7070
+-A OUTPUT ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -j DOCKER
+-A POSTROUTING -s 10.254.7.0/24 -p tcp -m tcp --dport 7002 -j SNAT --to-source 10.254.6.2:20000-20010
+-A POSTROUTING -s 10.254.7.0/24 ! -o br0 -j MASQUERADE
+-A DOCKER -i br0 -j RETURN
+-A DOCKER ! -i br0 -p tcp -m tcp --dport 8080 -j DNAT --to-destination 10.254.7.2:80
+COMMIT
+RULES
+
+check "H: restore a container host's nat table" 0 $NH $IPT_RESTORE /tmp/nat.rules
+expect "H: ip_tables_names lists nat" 0 $NH cat /proc/net/ip_tables_names <<'EOF'
+nat
+EOF
+expect "H: iptables-legacy-save -t nat" 0 sh -c "$NH $IPT_SAVE -t nat | grep -v '^#'" <<'EOF'
+*nat
+:PREROUTING ACCEPT [0:0]
+:INPUT ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:POSTROUTING ACCEPT [0:0]
+:DOCKER - [0:0]
+-A PREROUTING -m addrtype --dst-type LOCAL -j DOCKER
+-A PREROUTING -p tcp -m tcp --dport 9090 -j REDIRECT --to-ports 7070
+-A OUTPUT ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -j DOCKER
+-A POSTROUTING -s 10.254.7.0/24 -p tcp -m tcp --dport 7002 -j SNAT --to-source 10.254.6.2:20000-20010
+-A POSTROUTING -s 10.254.7.0/24 ! -o br0 -j MASQUERADE
+-A DOCKER -i br0 -j RETURN
+-A DOCKER ! -i br0 -p tcp -m tcp --dport 8080 -j DNAT --to-destination 10.254.7.2:80
+COMMIT
+EOF
+
+# --- a published port ----------------------------------------------------------
+ok_if "C reaches K's web server through H's published port 8080" \
+	test "$(ask $C 10.254.6.2 8080)" = k-web
+expect "... conntrack: the reply comes from K's port 80" 0 ct 'dport=8080 ' <<'EOF'
+src=10.254.6.1 dst=10.254.6.2 sport=PORT dport=8080 src=10.254.7.2 dst=10.254.6.1 sport=80 dport=PORT [ASSURED]
+EOF
+ok_if "... the DNAT rule counted the connection once" test "$(natpkts DOCKER 2)" = 1
+ok_if "... so did PREROUTING's jump to DOCKER" test "$(natpkts PREROUTING 1)" = 1
+ok_if "H itself reaches K through its own published port (OUTPUT)" \
+	test "$(ask $H 10.254.6.2 8080)" = k-web
+ok_if "... OUTPUT's jump counted it" test "$(natpkts OUTPUT 1)" = 1
+ok_if "... and the DNAT rule twice now" test "$(natpkts DOCKER 2)" = 2
+
+# --- the container's way out -------------------------------------------------
+ok_if "K reaches C's server, masqueraded" test "$(ask $K 10.254.6.1 7001)" = c-srv
+expect "... conntrack: C answers H's address" 0 ct 'dport=7001 ' <<'EOF'
+src=10.254.7.2 dst=10.254.6.1 sport=PORT dport=7001 src=10.254.6.1 dst=10.254.6.2 sport=7001 dport=PORT [ASSURED]
+EOF
+ok_if "... MASQUERADE counted it once" test "$(natpkts POSTROUTING 2)" = 1
+ok_if "K reaches C's port 7002 through SNAT" test "$(ask $K 10.254.6.1 7002)" = c-snat
+ok_if "... from a port of --to-source's range" \
+	has "$(ct 'dport=7002 ')" ' dst=10.254.6.2 sport=7002 dport=200(0[0-9]|10) '
+
+ok_if "... SNAT counted it, MASQUERADE did not" \
+	test "$(natpkts POSTROUTING 1) $(natpkts POSTROUTING 2)" = "1 1"
+
+# --- REDIRECT -----------------------------------------------------------------------
+ok_if "C's connection to H:9090 is redirected to H's 7070" \
+	test "$(ask $C 10.254.6.2 9090)" = h-redirect
+ok_if "... REDIRECT counted it once" test "$(natpkts PREROUTING 2)" = 1
+ok_if "... conntrack: the reply comes from 7070" \
+	has "$(ct 'dport=9090 ')" ' src=10.254.6.2 dst=10.254.6.1 sport=7070 '
+
+
+# --- connections not bound by the table: null bindings, no counts ---------
+ok_if "a second connection from C to 8080" test "$(ask $C 10.254.6.2 8080)" = k-web
+ok_if "... adds one count, not one per packet: 3 connections in all" \
+	test "$(natpkts DOCKER 2)" = 3
+ok_if "K to H's bridge address is not translated" test "$(ask $K 10.254.7.1 7070)" = h-redirect
+ok_if "... its entry has no NAT (a null binding)" \
+	has "$(ct 'dst=10.254.7.1 ')" ' src=10.254.7.1 dst=10.254.7.2 sport=7070 '
+
+
+# --- errors as ip_tables gives them -----------------------------------------
+expect "DNAT in INPUT: EINVAL" 1 $NH $IPT -t nat -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+EOF
+expect "DNAT in the filter table: EINVAL" 1 $NH $IPT -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+EOF
+expect "the nat table is unchanged" 0 sh -c "$NH $IPT -t nat -S | wc -l" <<'EOF'
+12
+EOF
+
+# --- a Kubernetes service: kube-proxy's iptables mode for one ClusterIP -----
+cat > /tmp/kube.rules <<'RULES'
+*nat
+:KUBE-SERVICES - [0:0]
+:KUBE-POSTROUTING - [0:0]
+:KUBE-MARK-MASQ - [0:0]
+:KUBE-SVC-WEB - [0:0]
+:KUBE-SEP-EP1 - [0:0]
+:KUBE-SEP-EP2 - [0:0]
+:KUBE-SEP-EP3 - [0:0]
+-A PREROUTING -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
+-A OUTPUT -m comment --comment "kubernetes service portals" -j KUBE-SERVICES
+-A POSTROUTING -m comment --comment "kubernetes postrouting rules" -j KUBE-POSTROUTING
+-A KUBE-MARK-MASQ -j MARK --set-xmark 0x4000/0x4000
+-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN
+-A KUBE-POSTROUTING -j MARK --set-xmark 0x4000/0x0
+-A KUBE-POSTROUTING -m comment --comment "kubernetes service traffic requiring SNAT" -j MASQUERADE --random-fully
+-A KUBE-SERVICES -d 10.96.0.10/32 -p tcp -m comment --comment "default/web cluster IP" -m tcp --dport 80 -j KUBE-SVC-WEB
+-A KUBE-SVC-WEB ! -s 10.254.7.0/24 -d 10.96.0.10/32 -p tcp -m comment --comment "default/web cluster IP" -m tcp --dport 80 -j KUBE-MARK-MASQ
+-A KUBE-SVC-WEB -m comment --comment "default/web -> 10.254.7.2:81" -m statistic --mode random --probability 0.33333333349 -j KUBE-SEP-EP1
+-A KUBE-SVC-WEB -m comment --comment "default/web -> 10.254.7.2:82" -m statistic --mode random --probability 0.50000000000 -j KUBE-SEP-EP2
+-A KUBE-SVC-WEB -m comment --comment "default/web -> 10.254.7.2:83" -j KUBE-SEP-EP3
+-A KUBE-SEP-EP1 -s 10.254.7.2/32 -m comment --comment "default/web" -j KUBE-MARK-MASQ
+-A KUBE-SEP-EP1 -p tcp -m comment --comment "default/web" -m tcp -j DNAT --to-destination 10.254.7.2:81
+-A KUBE-SEP-EP2 -s 10.254.7.2/32 -m comment --comment "default/web" -j KUBE-MARK-MASQ
+-A KUBE-SEP-EP2 -p tcp -m comment --comment "default/web" -m tcp -j DNAT --to-destination 10.254.7.2:82
+-A KUBE-SEP-EP3 -s 10.254.7.2/32 -m comment --comment "default/web" -j KUBE-MARK-MASQ
+-A KUBE-SEP-EP3 -p tcp -m comment --comment "default/web" -m tcp -j DNAT --to-destination 10.254.7.2:83
+COMMIT
+RULES
+check "H: kube-proxy's chains for one service (restore --noflush)" 0 \
+	$NH $IPT_RESTORE --noflush /tmp/kube.rules
+answers=
+for i in $(seq 1 30); do answers="$answers $(ask $C 10.96.0.10 80)"; done
+ok_if "30 connections to the ClusterIP were all answered by an endpoint" \
+	test "$(printf '%s\n' $answers | grep -cE '^ep[123]$')" = 30
+ok_if "... by each of the three (statistic --mode random)" \
+	test "$(printf '%s\n' $answers | sort -u | tr '\n' ' ')" = "ep1 ep2 ep3 "
+ok_if "KUBE-SERVICES counted 30 connections, not their packets" \
+	test "$(natpkts KUBE-SERVICES 1)" = 30
+ok_if "KUBE-MARK-MASQ marked all 30 (from outside the pod network)" \
+	test "$(natpkts KUBE-MARK-MASQ 1)" = 30
+ok_if "the three endpoints' DNAT rules sum to 30" \
+	test $(( $(natpkts KUBE-SEP-EP1 2) + $(natpkts KUBE-SEP-EP2 2) + $(natpkts KUBE-SEP-EP3 2) )) = 30
+ok_if "... each endpoint's count is the number of its answers" \
+	test "$(natpkts KUBE-SEP-EP2 2)" = "$(printf '%s\n' $answers | grep -c '^ep2$')"
+ok_if "KUBE-POSTROUTING masqueraded the 30 marked connections" \
+	test "$(natpkts KUBE-POSTROUTING 3)" = 30
+ok_if "... conntrack: the endpoint answered the bridge address" \
+	has "$(ct 'dst=10.96.0.10 ')" ' src=10.254.7.2 dst=10.254.7.1 sport=8[123] '
+ok_if "... and the mark was taken off again before MASQUERADE" \
+	test "$(natpkts KUBE-POSTROUTING 2)" = 30
+
+if need_bpfilter "nat programs and nf_nat's hooks survive a helper kill"; then
+	check "kill the helper" 0 kill -9 "$(helper_pids | head -n1)"
+	ok_if "C still reaches K through 8080 with no helper" \
+		test "$(ask $C 10.254.6.2 8080)" = k-web
+	ok_if "... and the DNAT rule's count went on" test "$(natpkts DOCKER 2)" = 4
+fi
+
+cleanup
+done_testing
