@@ -371,7 +371,7 @@ static void leave_netns(struct context *ctx, struct bpf_global *g)
 
 /*
  * Attach @prog_fd at @hook, at the table's priority (NF_IP_PRI_FILTER,
- * NF_IP_PRI_RAW, ...) or the first free one near it.
+ * NF_IP_PRI_RAW, ...) or the first free one near it (for nat, before it).
  */
 static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsigned int hook)
 {
@@ -382,6 +382,9 @@ static int attach_hook(struct context *ctx, struct netns *ns, int prog_fd, unsig
 	for (i = 0; i < sizeof(prio_order) / sizeof(prio_order[0]); i++) {
 		LIBBPF_OPTS(bpf_link_create_opts, opts);
 
+		/* The nat table must run before nf_nat's hook: never after it. */
+		if (ns->kind->nat && prio_order[i] > 0)
+			continue;
 		opts.netfilter.pf = ns->fam->nfproto;
 		opts.netfilter.hooknum = hook;
 		opts.netfilter.priority = prio + prio_order[i];

@@ -61,10 +61,11 @@ struct bpfilter_net {
 	 * them (mbox_reply.tables): what ip_tables_names shows.
 	 */
 	u32 tables[2];
-	/* nf_nat's IPv4 lookup hooks, registered while the namespace has an
-	 * IPv4 nat table (BPFILTER_REPLY_NAT_WANT), or NULL.
+	/* nf_nat's lookup hooks of each family (as ct_held[]), registered
+	 * while the namespace has a nat table of that family
+	 * (BPFILTER_REPLY_NAT_WANT), or NULL.
 	 */
-	struct nf_hook_ops *nat_ops;
+	struct nf_hook_ops *nat_ops[2];
 };
 
 static const char *const bpfilter_table_names[BPFILTER_TABLE_MAX] = {
@@ -205,32 +206,50 @@ static unsigned int bpfilter_nat_lookup(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
-/* iptable_nat's hooks and priorities: nf_nat orders its lookups by them. */
+/* iptable_nat's hooks and priorities (ip6table_nat's are the same): nf_nat
+ * orders its lookups by them. The family is set per copy.
+ */
 static const struct nf_hook_ops bpfilter_nat_ops[] = {
-	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	{ .hook = bpfilter_nat_lookup,
 	  .hooknum = NF_INET_PRE_ROUTING, .priority = NF_IP_PRI_NAT_DST },
-	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	{ .hook = bpfilter_nat_lookup,
 	  .hooknum = NF_INET_POST_ROUTING, .priority = NF_IP_PRI_NAT_SRC },
-	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	{ .hook = bpfilter_nat_lookup,
 	  .hooknum = NF_INET_LOCAL_OUT, .priority = NF_IP_PRI_NAT_DST },
-	{ .hook = bpfilter_nat_lookup, .pf = NFPROTO_IPV4,
+	{ .hook = bpfilter_nat_lookup,
 	  .hooknum = NF_INET_LOCAL_IN, .priority = NF_IP_PRI_NAT_SRC },
 };
+
+static int bpfilter_nat_register(struct net *net, const struct nf_hook_ops *ops)
+{
+	if (ops->pf == NFPROTO_IPV6)
+		return nf_nat_ipv6_register_fn(net, ops);
+	return nf_nat_ipv4_register_fn(net, ops);
+}
+
+static void bpfilter_nat_unregister(struct net *net, const struct nf_hook_ops *ops)
+{
+	if (ops->pf == NFPROTO_IPV6)
+		nf_nat_ipv6_unregister_fn(net, ops);
+	else
+		nf_nat_ipv4_unregister_fn(net, ops);
+}
 
 /* Make nf_nat's hooks in @net follow the helper's word for @family: 0 or -errno. */
 static int bpfilter_nat_sync(struct net *net, u8 family, bool want)
 {
 	struct bpfilter_net *bn = net_generic(net, bpfilter_net_id);
-	struct nf_hook_ops *ops = bn->nat_ops;
+	struct nf_hook_ops **slot = &bn->nat_ops[bpfilter_ct_index(family)];
+	struct nf_hook_ops *ops = *slot;
 	int i, err;
 
 	lockdep_assert_held(&bpfilter.ct_lock);
-	if (family != NFPROTO_IPV4 || want == !!ops)
+	if (want == !!ops)
 		return 0;
 	if (!want) {
 		for (i = 0; i < ARRAY_SIZE(bpfilter_nat_ops); i++)
-			nf_nat_ipv4_unregister_fn(net, &ops[i]);
-		bn->nat_ops = NULL;
+			bpfilter_nat_unregister(net, &ops[i]);
+		*slot = NULL;
 		/* nf_nat's hook may still be calling through them. */
 		synchronize_rcu();
 		kfree(ops);
@@ -240,15 +259,16 @@ static int bpfilter_nat_sync(struct net *net, u8 family, bool want)
 	if (!ops)
 		return -ENOMEM;
 	for (i = 0; i < ARRAY_SIZE(bpfilter_nat_ops); i++) {
-		err = nf_nat_ipv4_register_fn(net, &ops[i]);
+		ops[i].pf = family;
+		err = bpfilter_nat_register(net, &ops[i]);
 		if (err) {
 			while (i)
-				nf_nat_ipv4_unregister_fn(net, &ops[--i]);
+				bpfilter_nat_unregister(net, &ops[--i]);
 			kfree(ops);
 			return err;
 		}
 	}
-	bn->nat_ops = ops;
+	*slot = ops;
 	return 0;
 }
 
@@ -525,6 +545,7 @@ static void __net_exit bpfilter_net_exit(struct net *net)
 	/* The table goes away with the namespace (or the module): so does its hold. */
 	mutex_lock(&bpfilter.ct_lock);
 	bpfilter_nat_sync(net, NFPROTO_IPV4, false);
+	bpfilter_nat_sync(net, NFPROTO_IPV6, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV4, false);
 	bpfilter_ct_sync(net, NFPROTO_IPV6, false);
 	bpfilter_holds_settle(net, NFPROTO_IPV4, BPFILTER_TABLE_MAX, BPFILTER_HOLDS_RELEASE);

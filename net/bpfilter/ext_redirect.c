@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * -j REDIRECT, revision 0 (net/netfilter/xt_REDIRECT.c), of the IPv4 nat
+ * -j REDIRECT, revision 0 (net/netfilter/xt_REDIRECT.c), of the nat
  * table. The binding is the kernel's: bpfilter_kfunc.ko holds the target's
- * checkentry and the program calls its target, nf_nat_redirect_ipv4(): the
- * input device's primary address (127.0.0.1 for the host's own packets).
+ * checkentry and the program calls its target, nf_nat_redirect_ipv4() or
+ * _ipv6(): the input device's primary address (the loopback address for
+ * the host's own packets).
  */
 #define _GNU_SOURCE
 
@@ -13,11 +14,22 @@
 #include "hold.h"
 #include "target.h"
 
-/* IPv4's revision 0 takes one nf_nat_ipv4_range; IPv6's is a target of its own. */
+/* IPv4's revision 0 takes one nf_nat_ipv4_range, IPv6's (a target of its own) an nf_nat_range. */
 const struct target_ops redirect_target_ops = {
 	.id = { .name = "REDIRECT", .revision = 0, .families = EXT_IPV4 },
 	.size = XT_ALIGN(sizeof(struct nf_nat_ipv4_multi_range_compat)),
 	.usersize = sizeof(struct nf_nat_ipv4_multi_range_compat),
+	.table = "nat",
+	.hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_OUT,
+	.gen = hold_target_gen,
+	.continues = true,
+	.kernel = true,
+};
+
+const struct target_ops redirect6_target_ops = {
+	.id = { .name = "REDIRECT", .revision = 0, .families = EXT_IPV6 },
+	.size = XT_ALIGN(sizeof(struct nf_nat_range)),
+	.usersize = sizeof(struct nf_nat_range),
 	.table = "nat",
 	.hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_OUT,
 	.gen = hold_target_gen,

@@ -357,7 +357,7 @@ const struct table_kind table_kinds[BPFILTER_TABLE_MAX] = {
 		.name = "nat",
 		.valid_hooks = 1u << NF_INET_PRE_ROUTING | 1u << NF_INET_LOCAL_IN |
 			       1u << NF_INET_LOCAL_OUT | 1u << NF_INET_POST_ROUTING,
-		.families = 1u << NFPROTO_IPV4,
+		.families = 1u << NFPROTO_IPV4 | 1u << NFPROTO_IPV6,
 		.priority = { [NF_INET_PRE_ROUTING] = NF_IP_PRI_NAT_DST - 1,
 			      [NF_INET_LOCAL_OUT] = NF_IP_PRI_NAT_DST - 1,
 			      [NF_INET_LOCAL_IN] = NF_IP_PRI_NAT_SRC - 1,

@@ -37,6 +37,9 @@ static const struct target_ops *const target_list[] = {
 	&masquerade_target_ops,
 	&redirect_target_ops,
 	&netmap_target_ops,
+	&masquerade6_target_ops,
+	&redirect6_target_ops,
+	&netmap6_target_ops,
 };
 
 #define TARGET_COUNT (sizeof(target_list) / sizeof(target_list[0]))

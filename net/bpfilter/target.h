@@ -104,5 +104,8 @@ extern const struct target_ops dnat2_target_ops;
 extern const struct target_ops masquerade_target_ops;
 extern const struct target_ops redirect_target_ops;
 extern const struct target_ops netmap_target_ops;
+extern const struct target_ops masquerade6_target_ops;
+extern const struct target_ops redirect6_target_ops;
+extern const struct target_ops netmap6_target_ops;
 
 #endif /* NET_BPFILTER_TARGET_H */

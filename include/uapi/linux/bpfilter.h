@@ -162,8 +162,8 @@ enum bpfilter_table {
 
 /*
  * The namespace has a nat table of the request's family: bpfilter.ko
- * keeps nf_nat's hooks registered there (nf_nat_ipv4_register_fn(), as
- * iptable_nat does), which translate every packet of a connection once the
+ * keeps nf_nat's hooks of that family registered there
+ * (nf_nat_ipv4_register_fn() / _ipv6_, as iptable_nat and ip6table_nat do), which translate every packet of a connection once the
  * table's programs, running just before them, bound it; a connection they
  * did not bind gets nf_nat's null binding.
  */

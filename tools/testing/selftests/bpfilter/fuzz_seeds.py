@@ -367,6 +367,7 @@ SIZES = {				# sizeof() of each payload struct, x86_64
     "hl": 2, "mh": 3, "eui64": 4, "NOTRACK": 0, "CT/0": 40, "CT/1": 72, "CT/2": 72,
     "DNAT/0": 20, "SNAT/0": 20, "DNAT/1": 40, "SNAT/1": 40, "DNAT/2": 44, "SNAT/2": 44,
     "MASQUERADE": 20, "REDIRECT": 20, "NETMAP": 20,
+    "MASQUERADE6": 40, "REDIRECT6": 40, "NETMAP6": 40,
     # ip6_tables' own payloads; "ah6" is IPv6's ah (struct ip6t_ah).
     "frag": 16, "hbh": 40, "dst": 40, "rt": 280, "ah6": 16, "ipv6header": 3,
 }
@@ -575,6 +576,14 @@ EXTENSIONS = [
     (T, "MARK", 2, ip6t_ip6(TCP), xt_mark_tginfo2(0x7, 0xffffffff), "-p tcp -j MARK --set-mark 0x7"),
     (T, "NOTRACK", 0, ip6t_ip6(UDP), b"", "-t raw -p udp -j NOTRACK"),
     (T, "CT", 2, ip6t_ip6(), xt_ct_target_info(2, 3), "-t raw -j NOTRACK"),
+    (T, "DNAT", 2, ip6t_ip6(TCP), nat_range(2, NAT_MAP_IPS | NAT_PROTO, "2001:db8::2", ports=(80, 80)),
+     "-t nat -p tcp -j DNAT --to-destination [2001:db8::2]:80"),
+    (T, "MASQUERADE", 0, ip6t_ip6(src="fd00::/8"), nat_range(1, 0), "-t nat -s fd00::/8 -j MASQUERADE"),
+    (T, "REDIRECT", 0, ip6t_ip6(TCP), nat_range(1, NAT_PROTO, ports=(3128, 3128)),
+     "-t nat -p tcp -j REDIRECT --to-ports 3128"),
+    (T, "NETMAP", 0, ip6t_ip6(dst="2001:db8:1::/48"),
+     nat_range(1, NAT_MAP_IPS, "2001:db8:2::", "2001:db8:2:ffff:ffff:ffff:ffff:ffff"),
+     "-t nat -d 2001:db8:1::/48 -j NETMAP --to 2001:db8:2::/48"),
     # struct ip6t_hl_info: mode (0 eq, 1 ne, 2 lt, 3 gt), hop_limit.
     (M, "hl", 0, ip6t_ip6(), struct.pack("<BB", 0, 255), "-m hl --hl-eq 255"),
     (M, "hl", 0, ip6t_ip6(TCP), struct.pack("<BB", 2, 64), "-p tcp -m hl --hl-lt 64"),

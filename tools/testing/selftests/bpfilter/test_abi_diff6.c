@@ -206,6 +206,23 @@ static const struct abi_scenario scenarios[] = {
 		"'COMMIT' " IP6T_RESTORE,
 		"ip6tables-legacy-save -c",
 		IP6T "-D FORWARD 1" } },
+	/*
+	 * ip6table_nat's chains and validation; the targets themselves need
+	 * bpfilter.ko (the VM tests run them).
+	 */
+	{ "nat_table", {
+		IP6T "-t nat -N DOCKER",
+		IP6T "-t nat -A PREROUTING -d 2001:db8::1 -j DOCKER",
+		IP6T "-t nat -A OUTPUT ! -d ::1 -j DOCKER",
+		IP6T "-t nat -A DOCKER -i docker0 -j RETURN",
+		IP6T "-t nat -A INPUT -p tcp -j DNAT --to-destination 2001:db8::2",
+		IP6T "-t nat -A PREROUTING -j SNAT --to-source 2001:db8::2",
+		IP6T "-t nat -A OUTPUT -j MASQUERADE",
+		IP6T "-t nat -A POSTROUTING -p tcp -j REDIRECT --to-ports 80",
+		IP6T "-A INPUT -p tcp -j DNAT --to-destination 2001:db8::2",
+		IP6T "-A FORWARD -j MASQUERADE",
+		IP6T "-t nat -L -n -v -x",
+		IP6T "-t nat -S" } },
 	/* One file, two tables: each COMMIT is its own replace, the failing one changes nothing. */
 	{ "restore_tables", {
 		"printf '%s\\n' '*raw' ':PREROUTING ACCEPT [0:0]' ':OUTPUT DROP [3:4]' "

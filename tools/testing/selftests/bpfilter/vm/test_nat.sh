@@ -4,8 +4,9 @@
 # The nat table (issue 14) on a container host: a published port (DNAT
 # from outside and from the host itself, the container engine's DOCKER
 # chain pattern), the container's outbound connections masqueraded,
-# REDIRECT to a local port and SNAT to a port range, with real TCP
-# connections. The tuples conntrack keeps and the rules' counters (each
+# REDIRECT to a local port and SNAT to a port range, kube-proxy's chains
+# for a ClusterIP, and over IPv6 the published port and masquerading, with
+# real TCP connections. The tuples conntrack keeps and the rules' counters (each
 # connection counted once, by its first packet) must be iptable_nat's.
 # With bpfilter the chains are BPF programs just before nf_nat's hooks,
 # which bpfilter.ko registers for the namespace, and the targets are
@@ -81,6 +82,7 @@ server $C 7002 c-snat
 server $H 7070 h-redirect
 for ep in 1 2 3; do server $K 8$ep ep$ep; done
 $IP -n $C route add 10.96.0.0/12 via 10.254.6.2
+$IP -n $C route add 10.254.8.0/24 via 10.254.6.2
 sleep 1
 
 cat > /tmp/nat.rules <<'RULES'
@@ -155,6 +157,14 @@ ok_if "... conntrack: the reply comes from 7070" \
 	has "$(ct 'dport=9090 ')" ' src=10.254.6.2 dst=10.254.6.1 sport=7070 '
 
 
+# --- NETMAP: a whole prefix mapped onto the container network ---------------
+check "H: -A PREROUTING -d 10.254.8.0/24 -j NETMAP --to 10.254.7.0/24" 0 \
+	$NH $IPT -t nat -A PREROUTING -d 10.254.8.0/24 -j NETMAP --to 10.254.7.0/24
+ok_if "C reaches K's port 80 at 10.254.8.2" test "$(ask $C 10.254.8.2 80)" = k-web
+ok_if "... NETMAP counted it once" test "$(natpkts PREROUTING 3)" = 1
+ok_if "... conntrack: 10.254.8.2 became 10.254.7.2" \
+	has "$(ct 'dst=10.254.8.2 ')" ' src=10.254.7.2 dst=10.254.6.1 sport=80 '
+
 # --- connections not bound by the table: null bindings, no counts ---------
 ok_if "a second connection from C to 8080" test "$(ask $C 10.254.6.2 8080)" = k-web
 ok_if "... adds one count, not one per packet: 3 connections in all" \
@@ -172,10 +182,10 @@ expect "DNAT in the filter table: EINVAL" 1 $NH $IPT -A INPUT -p tcp -j DNAT --t
 iptables: Invalid argument. Run `dmesg' for more information.
 EOF
 expect "the nat table is unchanged" 0 sh -c "$NH $IPT -t nat -S | wc -l" <<'EOF'
-12
+13
 EOF
 
-# --- a Kubernetes service: kube-proxy's iptables mode for one ClusterIP -----
+# --- a Kubernetes service: kube-proxy's iptables mode for one ClusterIP ----
 cat > /tmp/kube.rules <<'RULES'
 *nat
 :KUBE-SERVICES - [0:0]
@@ -227,6 +237,48 @@ ok_if "... conntrack: the endpoint answered the bridge address" \
 	has "$(ct 'dst=10.96.0.10 ')" ' src=10.254.7.2 dst=10.254.7.1 sport=8[123] '
 ok_if "... and the mark was taken off again before MASQUERADE" \
 	test "$(natpkts KUBE-POSTROUTING 2)" = 30
+
+# --- IPv6: ip6table_nat's table, the same published port and way out ------
+IP6T=ip6tables-legacy
+$IP -n $C addr add fd00:254:6::1/64 dev ${C}0 nodad
+$IP -n $H addr add fd00:254:6::2/64 dev ${H}0 nodad
+$IP -n $H addr add fd00:254:7::1/64 dev br0 nodad
+$IP -n $K addr add fd00:254:7::2/64 dev eth0 nodad
+$IP -n $K -6 route add default via fd00:254:7::1
+$NH sh -c 'echo 1 > /proc/sys/net/ipv6/conf/all/forwarding'
+cat > /tmp/nat6.rules <<'RULES'
+*nat
+:PREROUTING ACCEPT [0:0]
+:INPUT ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+:POSTROUTING ACCEPT [0:0]
+-A PREROUTING -d fd00:254:6::2/128 -p tcp -m tcp --dport 8080 -j DNAT --to-destination [fd00:254:7::2]:80
+-A POSTROUTING -s fd00:254:7::/64 ! -o br0 -j MASQUERADE
+COMMIT
+RULES
+V6C=fd00:0254:0006:0000:0000:0000:0000:0001
+V6H=fd00:0254:0006:0000:0000:0000:0000:0002
+V6K=fd00:0254:0007:0000:0000:0000:0000:0002
+ct6()
+{
+	$NH cat /proc/net/nf_conntrack | grep '^ipv6 .* tcp ' | grep -- "$1"
+}
+nat6pkts()
+{
+	$NH $IP6T -w -t nat -nvxL "$1" | awk -v r="$2" 'NR == r + 2 { print $1 }'
+}
+check "H: ip6tables-legacy-restore of a nat table" 0 $NH ip6tables-legacy-restore /tmp/nat6.rules
+expect "H: ip6_tables_names lists nat" 0 $NH cat /proc/net/ip6_tables_names <<'EOF'
+nat
+EOF
+ok_if "C reaches K over IPv6 through H's port 8080" test "$(ask $C fd00:254:6::2 8080)" = k-web
+ok_if "... the DNAT rule counted the connection once" test "$(nat6pkts PREROUTING 1)" = 1
+ok_if "... conntrack: the reply comes from K's port 80" \
+	has "$(ct6 'dport=8080 ')" " src=$V6K dst=$V6C sport=80 "
+ok_if "K reaches C over IPv6, masqueraded" test "$(ask $K fd00:254:6::1 7001)" = c-srv
+ok_if "... conntrack: C answers H's address" \
+	has "$(ct6 'dport=7001 ')" " src=$V6C dst=$V6H sport=7001 "
+ok_if "... MASQUERADE counted it once" test "$(nat6pkts POSTROUTING 1)" = 1
 
 if need_bpfilter "nat programs and nf_nat's hooks survive a helper kill"; then
 	check "kill the helper" 0 kill -9 "$(helper_pids | head -n1)"
