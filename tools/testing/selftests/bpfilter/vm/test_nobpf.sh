@@ -249,9 +249,12 @@ target     prot opt source               destination
 Chain OUTPUT (policy ACCEPT)
 target     prot opt source               destination         
 EOF
-ok_if "nb2 lists filter in /proc/net/ip_tables_names" $N2 grep -qx filter /proc/net/ip_tables_names
+# x_tables makes a namespace's tables on their first use; so does bpfilter.
+ok_if "nb2 lists no table before its first use" \
+	sh -c "! $N2 grep -q . /proc/net/ip_tables_names"
 check "nb1: -N only1" 0 $N1 $IPT -N only1
 eopnotsupp_logged "nb2: -A OUTPUT" $N2 $IPT -A OUTPUT -j DROP
+ok_if "nb2 lists filter after its first use" $N2 grep -qx filter /proc/net/ip_tables_names
 expect "nb1 has its chain" 0 $N1 $IPT_SAVE <<'EOF'
 *filter
 :INPUT ACCEPT [0:0]
