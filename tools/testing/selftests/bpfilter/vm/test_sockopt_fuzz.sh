@@ -7,16 +7,16 @@
 # the run: no WARN, BUG, oops or sanitizer report in the kernel log, the
 # helper alive (or restarted: the next command works), the init namespace's
 # tables (IPv4 and IPv6) unchanged and, with bpfilter, rmmod clean. VM_FUZZ_SECONDS (default
-# 25; 10 against the ip_tables control, which only shows the test itself
+# 15; 5 against the ip_tables control, which only shows the test itself
 # works) bounds each of the two runs; a longer campaign only raises it:
 #   VM_FUZZ_SECONDS=1800 VM_TIMEOUT=4200 make vm-test KVER=... VM_TESTS=test_sockopt_fuzz
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(dirname "$0")
 if [ "$BACKEND" = ip_tables ]; then
-	SECS=${VM_FUZZ_SECONDS:-10}
+	SECS=${VM_FUZZ_SECONDS:-5}
 else
-	SECS=${VM_FUZZ_SECONDS:-25}
+	SECS=${VM_FUZZ_SECONDS:-15}
 fi
 SEED=${VM_FUZZ_SEED:-$(date +%s)}
 # run's bound on one command: the fuzzer's own time, and a slow last call.
