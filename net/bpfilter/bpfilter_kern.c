@@ -68,11 +68,7 @@ struct bpfilter_net {
 	struct nf_hook_ops *nat_ops[2];
 };
 
-static const char *const bpfilter_table_names[BPFILTER_TABLE_MAX] = {
-	[BPFILTER_TABLE_FILTER] = "filter",
-	[BPFILTER_TABLE_RAW] = "raw",
-	[BPFILTER_TABLE_NAT] = "nat",
-};
+static const char *const bpfilter_table_names[BPFILTER_TABLE_MAX] = BPFILTER_TABLE_NAMES;
 
 /* The family a request is for, and its index in ct_held[]. */
 static u8 bpfilter_ct_family(const struct mbox_request *req)

@@ -24,6 +24,12 @@
 #include "rule.h"
 #include "table.h"
 
+/* The @n-th id from @base, its sequence part wrapping within @base's table range. */
+static uint32_t hold_id_at(uint32_t base, uint32_t n)
+{
+	return (base & ~HOLD_SEQ_MASK) | ((base + n) & HOLD_SEQ_MASK);
+}
+
 void holds_number(struct table *t, uint32_t base)
 {
 	uint32_t i, k, n = 0;
@@ -34,11 +40,9 @@ void holds_number(struct table *t, uint32_t base)
 
 		for (k = 0; k < r->num_matches; k++)
 			if (r->matches[k].ops->kernel)
-				r->matches[k].hold_id = (base & ~HOLD_SEQ_MASK) |
-							((base + n++) & HOLD_SEQ_MASK);
+				r->matches[k].hold_id = hold_id_at(base, n++);
 		if (r->target.kind == TARGET_OTHER && r->target.ops->kernel)
-			r->target.hold_id = (base & ~HOLD_SEQ_MASK) |
-					    ((base + n++) & HOLD_SEQ_MASK);
+			r->target.hold_id = hold_id_at(base, n++);
 	}
 	t->num_holds = n;
 }

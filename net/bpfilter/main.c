@@ -44,6 +44,22 @@ static uint32_t conntrack_want(struct context *ctx, const struct mbox_request *r
 	return 0;
 }
 
+/*
+ * The reply's word on the request's namespace and family beyond conntrack:
+ * its tables, newest first, and whether one is a nat table (nf_nat's hooks).
+ */
+static void reply_tables(struct context *ctx, const struct mbox_request *req,
+			 struct mbox_reply *reply)
+{
+	const struct family *fam = family_get(req->family);
+
+	if (!fam)
+		return;
+	reply->tables = context_table_list(ctx, req->netns_ino, fam);
+	if (context_find_netns(ctx, req->netns_ino, fam, &table_kinds[BPFILTER_TABLE_NAT]))
+		reply->flags |= BPFILTER_REPLY_NAT_WANT;
+}
+
 static int handle(struct context *ctx, const struct mbox_request *req)
 {
 	if (req->is_set != BPFILTER_MBOX_CONTROL)
@@ -118,13 +134,7 @@ int main(int argc, char **argv)
 		ctx.reply_flags = 0;
 		reply.status = handle(&ctx, &req);
 		reply.flags = ctx.reply_flags | conntrack_want(&ctx, &req);
-		if (family_get(req.family)) {
-			reply.tables = context_table_list(&ctx, req.netns_ino,
-							  family_get(req.family));
-			if (context_find_netns(&ctx, req.netns_ino, family_get(req.family),
-					       &table_kinds[BPFILTER_TABLE_NAT]))
-				reply.flags |= BPFILTER_REPLY_NAT_WANT;
-		}
+		reply_tables(&ctx, &req, &reply);
 		err = write_exact(STDOUT_FILENO, &reply, sizeof(reply));
 		if (err) {
 			bf_err(&ctx, "writing a reply failed: %d", err);

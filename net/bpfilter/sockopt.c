@@ -178,8 +178,8 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 {
 	struct xt_counters *old_counters = NULL;
 	struct table *new_table = NULL, *old;
-	struct netns *ns = NULL;
 	struct ipt_replace repl;
+	struct netns *ns;
 	void *blob = NULL;
 	uint32_t i;
 	int err;
@@ -228,11 +228,11 @@ static int do_replace(struct context *ctx, const struct mbox_request *req,
 	 * Likewise the checkentries of the matches the kernel runs (recent,
 	 * owner, ...), numbered after the table in force's; one retry takes both.
 	 */
-	err = 0;
-	if (table_kind_find(fam, repl.name))
-		err = find_table(ctx, req, repl.name, &ns);
-	if (!err && ns)
+	err = find_table(ctx, req, repl.name, &ns);
+	if (!err)
 		err = holds_prepare(ctx, ns, new_table);
+	else if (err == -ENOENT)
+		err = 0;	/* no such table: __do_replace()'s lookup below says so */
 	if (err == -EAGAIN)
 		ctx->reply_flags |= BPFILTER_REPLY_RETRY;
 	else if (err)

@@ -176,6 +176,13 @@ enum bpfilter_table {
 #define BPFILTER_REPLY_TABLE_SHIFT	8
 #define BPFILTER_REPLY_TABLE_MASK	(0xfU << BPFILTER_REPLY_TABLE_SHIFT)
 
+/* The tables' names, indexed by enum bpfilter_table: an array initializer. */
+#define BPFILTER_TABLE_NAMES { \
+	[BPFILTER_TABLE_FILTER] = "filter", \
+	[BPFILTER_TABLE_RAW] = "raw", \
+	[BPFILTER_TABLE_NAT] = "nat", \
+}
+
 /* mbox_reply.tables: 4 bits per table, enum bpfilter_table + 1, 0 ends the list. */
 #define BPFILTER_TABLES_BITS	4
 

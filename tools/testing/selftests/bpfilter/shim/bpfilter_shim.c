@@ -292,11 +292,7 @@ int getsockopt(int fd, int level, int optname, void *optval, socklen_t *optlen)
  */
 static FILE *shim_table_names(uint32_t family)
 {
-	static const char *const names[BPFILTER_TABLE_MAX] = {
-		[BPFILTER_TABLE_FILTER] = "filter",
-		[BPFILTER_TABLE_RAW] = "raw",
-		[BPFILTER_TABLE_NAT] = "nat",
-	};
+	static const char *const names[BPFILTER_TABLE_MAX] = BPFILTER_TABLE_NAMES;
 	struct mbox_request req = {
 		.is_set = BPFILTER_MBOX_CONTROL,
 		.cmd = BPFILTER_CTL_PING,
