@@ -275,7 +275,7 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 	struct cg_hook_load l = {
 		.bi = &g->bi, .counters_fd = counters_fd, .progs_fd = progs_fd,
 		.runs_fd = runs_fd, .state_fd = state_fd,
-		.fold_min = CG_FOLD_MIN, .seg_insns = CG_SEG_INSNS,
+		.fold_min = CG_FOLD_MIN, .fold_jump_min = CG_FOLD_JUMP_MIN, .seg_insns = CG_SEG_INSNS,
 		.inject_fault = fault_injected(),
 	};
 	char name[16];
@@ -310,8 +310,8 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (unsupported target or match)",
 		       name, l.err_rule);
 	else
-		bf_err(ctx, "bpf: %s: %s failed in program %u of the chain (%u instructions so "
-		       "far): %d", name, l.err_stage ?: "?", l.nsegs - 1, l.insns, fd);
+		bf_err(ctx, "bpf: %s: %s failed in program %u of the chain's %u (%u instructions "
+		       "in all): %d", name, l.err_stage ?: "?", l.err_prog, l.nsegs, l.insns, fd);
 	verifier = l.err_stage && !strcmp(l.err_stage, "verifier");
 	if (verifier && g->log)
 		log_verifier(ctx, name, g->log);

@@ -63,6 +63,7 @@
 /* What codegen needs on top of struct codegen while walking a hook. */
 struct cg_walk {
 	uint32_t *frames;	/* return labels, innermost last */
+	uint32_t *rets;		/* per frame: the rule it returns to (struct cg_entry) */
 	uint32_t nframes;
 	bool in_underflow;	/* generating the underflow block itself */
 };
@@ -75,7 +76,8 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->fail_label = CG_NO_LABEL;
 	cg->underflow_label = CG_NO_LABEL;
 	cg->count_exit[0] = cg->count_exit[1] = CG_NO_LABEL;
-	cg->next_rule = UINT32_MAX;
+	cg->leaf_hi = UINT32_MAX;
+	cg->ja_end = UINT32_MAX;
 	cg->cont_fd = -1;
 	cg->state_fd = -1;
 	cg->runs_fd = -1;
@@ -158,8 +160,27 @@ uint32_t cg_new_label(struct codegen *cg)
 
 void cg_place(struct codegen *cg, uint32_t label)
 {
+	const struct cg_fixup *f = cg->nfixups ? &cg->fixups[cg->nfixups - 1] : NULL;
+
 	if (cg->err)
 		return;
+	/*
+	 * A jump to the next instruction (a chain's RETURN right before its
+	 * return point) is a nop the verifier would remove, one at a time
+	 * with a move of the whole program: big tables load many times
+	 * slower. Nothing else can target it: it goes where it falls.
+	 */
+	if (cg->ja_end == cg->len && f && f->kind == CG_FIX_JA && f->label == label &&
+	    f->insn + 1 == cg->len) {
+		cg->len--;
+		cg->nfixups--;
+	}
+	/*
+	 * A label that something jumps to, here now: the jump before it is no
+	 * longer removable. One nothing jumps to never will (jumps go forward).
+	 */
+	if (cg->labels[label].used)
+		cg->ja_end = UINT32_MAX;
 	cg->labels[label].pos = cg->len;
 	/* All jumps are forward: every reference to @label is already emitted. */
 	if (cg->labels[label].used)
@@ -195,7 +216,11 @@ void cg_jmp(struct codegen *cg, struct bpf_insn insn, uint32_t label)
 
 void cg_ja(struct codegen *cg, uint32_t label)
 {
+	uint32_t n = cg->nfixups;
+
 	jump_to(cg, CG_JA(0), label, CG_FIX_JA);
+	if (cg->nfixups != n)
+		cg->ja_end = cg->len;
 }
 
 void cg_jmp_fail(struct codegen *cg, struct bpf_insn insn)
@@ -1831,6 +1856,7 @@ static int gen_target(struct codegen *cg, struct cg_walk *w, const struct rule *
 		ret = cg_new_label(cg);
 		if (cg->err)
 			return cg->err;
+		w->rets[w->nframes] = i + 1;
 		w->frames[w->nframes++] = ret;
 		err = gen_seq(cg, w, r->target.jump_index);
 		w->nframes--;
@@ -1948,25 +1974,105 @@ out:
 }
 
 /*
+ * The entry of cg->plan for a program at @kind, @start, @len with the jump
+ * stack @w (made, with its slots, if new): its index, or -errno (-E2BIG
+ * past the tail call limit). A packet reaches it with one more tail call
+ * than this program.
+ */
+static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
+		       uint32_t start, uint32_t len)
+{
+	struct cg_plan *p = cg->plan;
+	const uint32_t depth = cg->ent.depth + 1;
+	struct cg_entry *e;
+	uint32_t k;
+
+	for (k = 0; k < p->nentries; k++) {
+		e = &p->entries[k];
+		if (e->kind == kind && e->start == start && e->len == len && e->depth == depth &&
+		    e->nframes == w->nframes &&
+		    !memcmp(e->frames, w->rets, w->nframes * sizeof(*w->rets)))
+			return k;
+	}
+	if (depth >= CG_MAX_SEGS)
+		return -E2BIG;
+	if (grow((void **)&p->entries, &p->entries_cap, p->nentries + 1, sizeof(*e)))
+		return -ENOMEM;
+	e = &p->entries[p->nentries];
+	*e = (struct cg_entry){ .kind = kind, .start = start, .len = len, .slot = p->nslots,
+				.depth = depth, .nframes = w->nframes };
+	e->frames = calloc(w->nframes + 1, sizeof(*e->frames));
+	if (!e->frames)
+		return -ENOMEM;
+	memcpy(e->frames, w->rets, w->nframes * sizeof(*w->rets));
+	p->nslots += kind == CG_ENTRY_LEAVES ? len : 1;
+	return p->nentries++;
+}
+
+/*
+ * Tail call into slot r3 of the continuation array. It cannot fail while
+ * the array is held (see codegen_load_hook()); if it did, NF_DROP (fail
+ * closed). The next program takes its own level; ours is given back first.
+ */
+static void gen_tail_call_r3(struct codegen *cg)
+{
+	gen_release_level(cg);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
+	ld_map(cg, BPF_REG_2, CG_FIX_MAP_CONT);
+	cg_call_helper(cg, BPF_FUNC_tail_call);
+	/* Our level is already given back: a plain NF_DROP exit. */
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, CG_NF_DROP));
+	cg_emit(cg, CG_EXIT());
+}
+
+/* Go on at rule @i with the jump stack @w, in a program of its own (a SEQ entry). */
+static void gen_continue(struct codegen *cg, const struct cg_walk *w, uint32_t i)
+{
+	long e = plan_entry(cg, w, CG_ENTRY_SEQ, i, 0);
+
+	if (e < 0) {
+		set_err(cg, (int)e);
+		return;
+	}
+	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, (int32_t)cg->plan->entries[e].slot));
+	gen_tail_call_r3(cg);
+}
+
+/*
  * A foldable run [i, i + len): one lookup finds the first rule of the run
  * that matches; it is counted and the run's common target follows. A miss
- * continues after the run, as if each rule had failed in turn.
+ * continues after the run, as if each rule had failed in turn. A run of
+ * jumps tail-calls the program that holds the matched rule's chain (slot
+ * = the LEAVES entry's first + rule - i); what follows the run is another
+ * program, which the leaves go on with (gen_leaves()).
  */
-static int gen_folded_run(struct codegen *cg, struct cg_walk *w, uint32_t i, uint32_t len)
+static int gen_folded_run(struct codegen *cg, struct cg_walk *w, uint32_t i, uint32_t len,
+			  bool jumps)
 {
 	uint32_t skip = cg_new_label(cg);
 	bool terminal;
+	long e;
 	int err;
 
 	if (cg->err)
 		return cg->err;
-	err = cg_gen_run(cg, i, len, skip);
+	err = cg_gen_run(cg, i, len, skip, true);
 	if (err)
 		return err;
-	/* Only verdict targets are folded: nothing here depends on @i itself. */
-	err = gen_target(cg, w, &cg->table->rules[i], i, &terminal);
-	if (err)
-		return err;
+	if (jumps) {
+		e = plan_entry(cg, w, CG_ENTRY_LEAVES, i, len);
+		if (e < 0)
+			return (int)e;
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_3, BPF_REG_1));
+		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3,
+					 (int32_t)cg->plan->entries[e].slot - (int32_t)i));
+		gen_tail_call_r3(cg);
+	} else {
+		/* Only verdict targets are folded: nothing here depends on @i itself. */
+		err = gen_target(cg, w, &cg->table->rules[i], i, &terminal);
+		if (err)
+			return err;
+	}
 	cg_place(cg, skip);
 	return cg->err;
 }
@@ -1979,32 +2085,10 @@ static int gen_folded_run(struct codegen *cg, struct cg_walk *w, uint32_t i, uin
 static bool seg_cut_here(const struct codegen *cg, const struct cg_walk *w, uint32_t start,
 			 uint32_t i)
 {
-	if (!cg->seg_insns || cg->depth != 1 || w->nframes || w->in_underflow || i == start)
+	if (!cg->plan || !cg->seg_insns || cg->depth != 1 || w->nframes || w->in_underflow ||
+	    i == start)
 		return false;
 	return cg->len - cg->prologue_len >= cg->seg_insns || cg->nsets + 2 > CG_MAX_SETS;
-}
-
-/*
- * Continue with rule @i in the next segment: tail call slot segment + 1 of
- * the continuation array. It cannot fail while the array is held (see
- * codegen_load_hook()); if it did, NF_DROP (fail closed).
- */
-static void gen_continue(struct codegen *cg, uint32_t i)
-{
-	if (cg->segment + 1 >= CG_MAX_SEGS) {
-		set_err(cg, -E2BIG);
-		return;
-	}
-	cg->next_rule = i;
-	/* The next segment takes its own level; ours is given back first. */
-	gen_release_level(cg);
-	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CTX));
-	ld_map(cg, BPF_REG_2, CG_FIX_MAP_CONT);
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, cg->segment + 1));
-	cg_call_helper(cg, BPF_FUNC_tail_call);
-	/* Our level is already given back: a plain NF_DROP exit. */
-	cg_emit(cg, CG_MOV64_IMM(BPF_REG_0, CG_NF_DROP));
-	cg_emit(cg, CG_EXIT());
 }
 
 /* Entries from @start on, as ipt_do_table() walks them, until control cannot fall through. */
@@ -2022,6 +2106,7 @@ static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
 	}
 	for (i = start; !stop; i++) {
 		uint32_t run;
+		bool jumps;
 
 		if (cg->err) {
 			err = cg->err;
@@ -2035,12 +2120,12 @@ static int gen_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
 			break;
 		}
 		if (seg_cut_here(cg, w, start, i)) {
-			gen_continue(cg, i);
+			gen_continue(cg, w, i);
 			break;
 		}
-		run = cg_run_length(cg, i);
+		run = cg_run_length(cg, i, &jumps);
 		if (run) {
-			err = gen_folded_run(cg, w, i, run);
+			err = gen_folded_run(cg, w, i, run, jumps);
 			if (err)
 				goto out;
 			i += run - 1;
@@ -2069,9 +2154,144 @@ static uint32_t table_stacksize(const struct table *t)
 	return n;
 }
 
+/*
+ * The prologue leaves CG_REG_FRAG and CG_REG_L4ERR as constants on each of
+ * its paths, which the verifier would follow apart through every rule
+ * (checking the rules once per kind of packet), and in which it would find
+ * checks that can never fail (a leaf's chains see only packets its run's
+ * checks passed) and remove that dead code one instruction at a time, with
+ * a move of the whole program each. Through the scratch area they are any
+ * value to it: the rules are checked once.
+ */
+static void gen_forget_l4(struct codegen *cg)
+{
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, CG_REG_FRAG, CG_OFF_SETKEY));
+	cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, CG_REG_L4ERR, CG_OFF_SETKEY + 4));
+	cg_emit(cg, CG_LDX(BPF_W, CG_REG_FRAG, CG_REG_PKT, CG_OFF_SETKEY));
+	cg_emit(cg, CG_LDX(BPF_W, CG_REG_L4ERR, CG_REG_PKT, CG_OFF_SETKEY + 4));
+}
+
+/*
+ * A SEQ entry: rule @start with the entry's jump stack, whose frames are
+ * placed after the walk from @start, innermost first, each going on with
+ * the rule it returns to (what gen_target() does after an inlined chain).
+ */
+static int gen_entry_seq(struct codegen *cg, struct cg_walk *w, uint32_t start)
+{
+	const struct cg_entry *e = &cg->ent;
+	uint32_t j;
+	int err;
+
+	for (j = 0; j < e->nframes; j++) {
+		w->rets[j] = e->frames[j];
+		w->frames[j] = cg_new_label(cg);
+	}
+	w->nframes = e->nframes;
+	err = gen_seq(cg, w, start);
+	for (j = e->nframes; j-- > 0 && !err;) {
+		cg_place(cg, w->frames[j]);
+		w->nframes = j;
+		err = gen_seq(cg, w, e->frames[j]);
+	}
+	return err ? err : cg->err;
+}
+
+/* Jump to body[k - lo] for r1 = k in [a, b) (lo <= a < b): a balanced tree of tests. */
+static void gen_leaf_tree(struct codegen *cg, const uint32_t *body, uint32_t lo, uint32_t a,
+			  uint32_t b)
+{
+	uint32_t mid, right;
+
+	if (b - a == 1) {
+		cg_ja(cg, body[a - lo]);
+		return;
+	}
+	mid = a + (b - a) / 2;
+	right = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_1, (int32_t)mid, 0), right);
+	gen_leaf_tree(cg, body, lo, a, mid);
+	cg_place(cg, right);
+	gen_leaf_tree(cg, body, lo, mid, b);
+}
+
+/*
+ * A LEAVES entry: rules cg->leaf_lo .. of the jump run [start, start +
+ * len), as many as fit in cg->seg_insns (cg->leaf_hi UINT32_MAX) or up to
+ * cg->leaf_hi; cg->leaf_end says where it stopped. The run's lookup gives
+ * the rule again (the first program counted it), a tree of tests leads to
+ * its chain, inlined as gen_target() inlines a jump; when the chain
+ * returns, no later rule of the run can match (jump_run_distinct()), so
+ * the walk goes on after the run, in a SEQ entry with this one's stack.
+ */
+static int gen_leaves(struct codegen *cg, struct cg_walk *w)
+{
+	const struct cg_entry *e = &cg->ent;
+	const uint32_t lo = cg->leaf_lo, end = e->start + e->len;
+	uint32_t hi = cg->leaf_hi == UINT32_MAX ? end : cg->leaf_hi;
+	uint32_t *body, miss, tree, after, ret, k, j;
+	const struct rule *r;
+	int err = 0;
+
+	if (lo < e->start || lo >= hi || hi > end)
+		return -EINVAL;
+	body = calloc(hi - lo, sizeof(*body));
+	if (!body)
+		return -ENOMEM;
+	miss = cg_new_label(cg);
+	after = cg_new_label(cg);
+	for (k = lo; k < hi; k++)
+		body[k - lo] = cg_new_label(cg);
+	/* Frames below the chain's own: nothing in a leaf returns to them. */
+	for (j = 0; j < e->nframes; j++) {
+		w->rets[j] = e->frames[j];
+		w->frames[j] = miss;
+	}
+	w->nframes = e->nframes;
+	err = cg_gen_run(cg, e->start, e->len, miss, false);
+	if (err)
+		goto out;
+	/* Another program holds the rule (cannot happen): fail closed. */
+	tree = cg_new_label(cg);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, (int32_t)lo, 0), miss);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_1, (int32_t)hi, 0), tree);
+	cg_place(cg, miss);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, tree);
+	gen_leaf_tree(cg, body, lo, lo, hi);
+	for (k = lo; k < hi && !err; k++) {
+		if (cg->leaf_hi == UINT32_MAX && k > lo && cg->seg_insns &&
+		    cg->len - cg->prologue_len >= cg->seg_insns)
+			break;
+		r = &cg->table->rules[k];
+		cg_place(cg, body[k - lo]);
+		if (w->nframes >= cg->stacksize) {
+			/* ipt_do_table(): jump stack overflow is NF_DROP. */
+			cg_exit_verdict(cg, CG_NF_DROP);
+			continue;
+		}
+		ret = cg_new_label(cg);
+		w->rets[w->nframes] = end;
+		w->frames[w->nframes++] = ret;
+		err = gen_seq(cg, w, r->target.jump_index);
+		w->nframes--;
+		cg_place(cg, ret);
+		cg_ja(cg, after);
+	}
+	cg->leaf_end = k;
+	if (err)
+		goto out;
+	cg_place(cg, after);
+	gen_continue(cg, w, end);
+	err = cg->err;
+out:
+	free(body);
+	return err;
+}
+
 int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 {
 	struct cg_walk w = {};
+	uint32_t start;
 	int err;
 
 	if (!cg->bi || !cg->bi->loaded)
@@ -2079,29 +2299,36 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	if (hook >= NF_INET_NUMHOOKS || !(t->valid_hooks & (1u << hook)) ||
 	    t->hook_rule[hook] >= t->num_entries || t->underflow_rule[hook] >= t->num_entries)
 		return -EINVAL;
-	if (!cg->segment)
-		cg->seg_first = t->hook_rule[hook];
-	else if (cg->seg_first >= t->num_entries)
+	start = cg->plan ? cg->ent.start : t->hook_rule[hook];
+	if (start >= t->num_entries || cg->ent.len > t->num_entries - start)
 		return -EINVAL;
 	cg->table = t;
 	cg->hook = hook;
 	cg->err_rule = UINT32_MAX;
-	cg->next_rule = UINT32_MAX;
 	cg->stacksize = table_stacksize(t);
+	if (cg->ent.nframes > cg->stacksize)
+		return -EINVAL;
 	table_needs(cg, t);
 	w.frames = calloc(cg->stacksize + 1, sizeof(*w.frames));
-	if (!w.frames)
-		return -ENOMEM;
+	w.rets = calloc(cg->stacksize + 1, sizeof(*w.rets));
+	err = -ENOMEM;
+	if (!w.frames || !w.rets)
+		goto out;
 	cg->underflow_label = cg_new_label(cg);
 
 	gen_prologue(cg);
+	gen_forget_l4(cg);
 	cg->prologue_len = cg->len;
-	err = gen_seq(cg, &w, cg->seg_first);
+	if (cg->plan && cg->ent.kind == CG_ENTRY_LEAVES)
+		err = gen_leaves(cg, &w);
+	else
+		err = gen_entry_seq(cg, &w, start);
 	if (err)
 		goto out;
 	/* RETURN with an empty stack: continue at the hook's underflow entry. */
 	cg_place(cg, cg->underflow_label);
 	w.in_underflow = true;
+	w.nframes = 0;
 	err = gen_seq(cg, &w, t->underflow_rule[hook]);
 	if (err)
 		goto out;
@@ -2111,6 +2338,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	err = cg->err;
 out:
 	free(w.frames);
+	free(w.rets);
 	return err;
 }
 
@@ -2208,84 +2436,228 @@ int codegen_load(const struct codegen *cg, const char *name, char *log, size_t l
 	return err;
 }
 
-/* Name of segment @seg of a hook whose first program is @name ("bpf_flt_INPUT"). */
-static void segment_name(char *buf, size_t len, const char *name, uint32_t seg)
+/* Name of program @n of a hook whose first program is @name ("bpf_flt_INPUT"). */
+static void segment_name(char *buf, size_t len, const char *name, uint32_t n)
 {
 	const char *hook = strrchr(name, '_');
 
-	if (!seg)
+	if (!n)
 		snprintf(buf, len, "%s", name);
 	else
-		/* seg < CG_MAX_SEGS; the modulo tells the compiler the name fits. */
-		snprintf(buf, len, "bflt_%.7s_%u", hook ? hook + 1 : name, seg % CG_MAX_SEGS);
+		/* The modulo tells the compiler the name fits. */
+		snprintf(buf, len, "bflt_%.6s_%u", hook ? hook + 1 : name, n % 1000);
+}
+
+void codegen_plan_free(struct cg_plan *p)
+{
+	uint32_t k;
+
+	for (k = 0; k < p->nentries; k++)
+		free(p->entries[k].frames);
+	for (k = 0; k < p->nprogs; k++)
+		codegen_free(&p->progs[k]);
+	free(p->entries);
+	free(p->progs);
+	free(p->prog_slot);
+	free(p->prog_nslots);
+	memset(p, 0, sizeof(*p));
+}
+
+/* A new program of @p for entry @e (from rule @lo of a LEAVES run), set up as @l says. */
+static struct codegen *plan_prog(struct cg_plan *p, const struct cg_hook_load *l, uint32_t e,
+				 uint32_t lo)
+{
+	struct codegen *cg;
+
+	if (p->nprogs == p->progs_cap) {
+		uint32_t cap = p->progs_cap ? 2 * p->progs_cap : 8;
+		uint32_t *slot, *nslots;
+
+		cg = realloc(p->progs, cap * sizeof(*cg));
+		if (cg)
+			p->progs = cg;
+		slot = realloc(p->prog_slot, cap * sizeof(*slot));
+		if (slot)
+			p->prog_slot = slot;
+		nslots = realloc(p->prog_nslots, cap * sizeof(*nslots));
+		if (nslots)
+			p->prog_nslots = nslots;
+		if (!cg || !slot || !nslots)
+			return NULL;
+		p->progs_cap = cap;
+	}
+	cg = &p->progs[p->nprogs];
+	codegen_init(cg, l->bi);
+	cg->fold_min = l->fold_min;
+	cg->fold_jump_min = l->fold_jump_min;
+	cg->seg_insns = l->seg_insns;
+	cg->inject_fault = l->inject_fault && !p->nprogs;
+	cg->slow_reads = l->slow_reads;
+	cg->state_fd = l->state_fd;
+	cg->runs_fd = l->runs_fd;
+	cg->plan = p;
+	cg->ent = p->entries[e];
+	cg->leaf_lo = lo;
+	return cg;
+}
+
+int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct table *t,
+		      unsigned int hook)
+{
+	struct codegen *cg, probe;
+	uint32_t e, lo, hi;
+	int err = 0;
+
+	memset(p, 0, sizeof(*p));
+	l->nsegs = l->insns = l->err_prog = 0;
+	l->err_rule = UINT32_MAX;
+	l->err_what = NULL;
+	if (hook >= NF_INET_NUMHOOKS || !(t->valid_hooks & (1u << hook)))
+		return -EINVAL;
+	p->entries = calloc(1, sizeof(*p->entries));
+	if (!p->entries)
+		return -ENOMEM;
+	p->entries_cap = p->nentries = 1;
+	p->entries[0] = (struct cg_entry){ .start = t->hook_rule[hook], .slot = UINT32_MAX };
+	for (e = 0; e < p->nentries && !err; e++) {
+		lo = p->entries[e].start;
+		do {
+			hi = UINT32_MAX;
+			if (p->entries[e].kind == CG_ENTRY_LEAVES && l->seg_insns) {
+				/* How many of the run's chains fit: generate once to see. */
+				cg = plan_prog(p, l, e, lo);
+				if (!cg)
+					return -ENOMEM;
+				probe = *cg;
+				err = codegen_hook(&probe, t, hook);
+				hi = probe.leaf_end;
+				codegen_free(&probe);
+				if (err)
+					break;
+			}
+			cg = plan_prog(p, l, e, lo);
+			if (!cg)
+				return -ENOMEM;
+			cg->leaf_hi = hi;
+			err = codegen_hook(cg, t, hook);
+			l->err_prog = p->nprogs++;
+			l->nsegs++;
+			l->insns += cg->len;
+			l->err_rule = cg->err_rule;
+			l->err_what = cg->err_what;
+			if (p->entries[e].kind == CG_ENTRY_LEAVES) {
+				p->prog_slot[p->nprogs - 1] = p->entries[e].slot + lo - p->entries[e].start;
+				p->prog_nslots[p->nprogs - 1] = cg->leaf_end - lo;
+				lo = cg->leaf_end;
+			} else {
+				p->prog_slot[p->nprogs - 1] = p->entries[e].slot;
+				p->prog_nslots[p->nprogs - 1] = e ? 1 : 0;
+			}
+		} while (!err && p->entries[e].kind == CG_ENTRY_LEAVES &&
+			 lo < p->entries[e].start + p->entries[e].len);
+	}
+	return err;
+}
+
+/* A map of folded rules another program of the hook made already (same run). */
+struct set_cache {
+	uint32_t start, len;
+	bool addr_only;
+	int fd;
+};
+
+/*
+ * Give @cg's sets the fds of the same runs' maps made for earlier programs
+ * (a run of jumps is looked up by its first program and by each leaf),
+ * then remember the ones codegen_finalize() made. 0 or -errno.
+ */
+static int share_sets(struct codegen *cg, struct set_cache **cache, uint32_t *n, bool after)
+{
+	uint32_t k, j;
+
+	for (k = 0; k < cg->nsets; k++) {
+		struct cg_set *s = &cg->sets[k];
+
+		for (j = 0; j < *n; j++)
+			if ((*cache)[j].start == s->start && (*cache)[j].len == s->len &&
+			    (*cache)[j].addr_only == s->addr_only)
+				break;
+		if (!after && j < *n && s->fd < 0) {
+			s->fd = dup((*cache)[j].fd);
+			if (s->fd < 0)
+				return -errno;
+		} else if (after && j == *n && s->fd >= 0) {
+			struct set_cache *c = realloc(*cache, (*n + 1) * sizeof(**cache));
+
+			if (!c)
+				return -ENOMEM;
+			*cache = c;
+			c[*n] = (struct set_cache){ s->start, s->len, s->addr_only, dup(s->fd) };
+			if (c[*n].fd < 0)
+				return -errno;
+			(*n)++;
+		}
+	}
+	return 0;
 }
 
 int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned int hook,
 		      const char *name)
 {
-	uint32_t start = 0, seg;
-	struct codegen cg;
-	int first = -1, fd, err = 0;
+	struct set_cache *cache = NULL;
+	uint32_t k, s, ncache = 0;
+	struct cg_plan p;
+	int first = -1, fd, err;
 	char sname[16];
 
 	l->cont_fd = -1;
-	l->nsegs = l->insns = l->nsets = 0;
-	l->err_rule = UINT32_MAX;
-	l->err_what = NULL;
-	l->err_stage = NULL;
-	for (seg = 0; seg < CG_MAX_SEGS; seg++) {
-		codegen_init(&cg, l->bi);
-		cg.fold_min = l->fold_min;
-		cg.seg_insns = l->seg_insns;
-		cg.segment = seg;
-		cg.seg_first = start;
-		cg.inject_fault = l->inject_fault && !seg;
-		cg.slow_reads = l->slow_reads;
-		cg.cont_fd = l->cont_fd;
-		cg.state_fd = l->state_fd;
-		cg.runs_fd = l->runs_fd;
-		l->err_stage = "generation";
-		err = codegen_hook(&cg, t, hook);
-		l->nsegs++;
-		l->insns += cg.len;
-		l->err_rule = cg.err_rule;
-		l->err_what = cg.err_what;
-		if (!err && cg.next_rule != UINT32_MAX && l->cont_fd < 0) {
-			/* Only now do we know it takes more than one program. */
-			l->err_stage = "continuation";
-			l->cont_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "bpf_flt_cont",
-						    sizeof(uint32_t), sizeof(uint32_t),
-						    CG_MAX_SEGS, NULL);
-			err = l->cont_fd < 0 ? -errno : 0;
-			cg.cont_fd = l->cont_fd;
-		}
-		if (!err) {
-			l->err_stage = "fixups";
-			err = codegen_finalize(&cg, l->counters_fd, l->progs_fd);
-		}
-		l->nsets += cg.nsets;
-		if (!err) {
-			l->err_stage = "verifier";
-			segment_name(sname, sizeof(sname), name, seg);
-			fd = codegen_load(&cg, sname, l->log, l->log_size);
-			err = fd < 0 ? fd : 0;
-		}
-		if (!err && seg) {
-			l->err_stage = "continuation";
-			if (bpf_map_update_elem(l->cont_fd, &seg, &fd, BPF_ANY))
-				err = -errno;
-			/* The array holds the program now. */
-			close(fd);
-		} else if (!err) {
-			first = fd;
-		}
-		start = cg.next_rule;
-		codegen_free(&cg);
-		if (err || start == UINT32_MAX)
-			break;
+	l->nsets = 0;
+	l->err_stage = "generation";
+	err = codegen_plan_hook(&p, l, t, hook);
+	if (!err && p.nslots) {
+		l->err_stage = "continuation";
+		l->cont_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "bpf_flt_cont",
+					    sizeof(uint32_t), sizeof(uint32_t), p.nslots, NULL);
+		err = l->cont_fd < 0 ? -errno : 0;
 	}
-	if (!err && start != UINT32_MAX)
-		err = -E2BIG;	/* gen_continue() refuses to go past CG_MAX_SEGS */
+	for (k = 0; k < p.nprogs && !err; k++) {
+		struct codegen *cg = &p.progs[k];
+
+		l->err_prog = k;
+		cg->cont_fd = l->cont_fd;
+		l->err_stage = "fixups";
+		err = share_sets(cg, &cache, &ncache, false);
+		if (!err)
+			err = codegen_finalize(cg, l->counters_fd, l->progs_fd);
+		if (!err)
+			err = share_sets(cg, &cache, &ncache, true);
+		l->nsets += cg->nsets;
+		if (err)
+			break;
+		l->err_stage = "verifier";
+		segment_name(sname, sizeof(sname), name, k);
+		fd = codegen_load(cg, sname, l->log, l->log_size);
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		/* Done with it: its maps are the program's now. */
+		codegen_free(cg);
+		if (!p.prog_nslots[k]) {
+			first = fd;
+			continue;
+		}
+		l->err_stage = "continuation";
+		for (s = p.prog_slot[k]; s < p.prog_slot[k] + p.prog_nslots[k] && !err; s++)
+			if (bpf_map_update_elem(l->cont_fd, &s, &fd, BPF_ANY))
+				err = -errno;
+		/* The array holds the program now. */
+		close(fd);
+	}
+	for (k = 0; k < ncache; k++)
+		close(cache[k].fd);
+	free(cache);
+	codegen_plan_free(&p);
 	if (!err) {
 		l->err_stage = NULL;
 		return first;

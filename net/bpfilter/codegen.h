@@ -220,17 +220,28 @@ enum cg_fixup_kind {
 /*
  * Long chains are cut into segments: programs of about CG_SEG_INSNS
  * instructions, each ending in a tail call to the next one through a
- * continuation prog array (slot = segment number). Cuts fall only between
- * rules of the built-in chain, where ip_tables' jump stack is empty, so a
- * segment restarts from the packet alone. The verifier's per-program budget
- * (1M processed instructions) is then never approached, whatever the table.
- * A packet may take at most 33 tail calls; the dispatcher uses one.
+ * continuation prog array. Cuts fall only between rules of the built-in
+ * chain, where ip_tables' jump stack is empty, so a segment restarts from
+ * the packet alone. The verifier's per-program budget (1M processed
+ * instructions) is then never approached, whatever the table. A packet may
+ * take at most 33 tail calls; the dispatcher uses one, so a program is at
+ * most CG_MAX_SEGS - 1 tail calls from the hook's first one.
  */
 #define CG_SEG_INSNS	65536
 #define CG_MAX_SEGS	32
 
 /* Runs of at least this many similar rules become one map lookup (0: never). */
 #define CG_FOLD_MIN	4
+
+/*
+ * Runs of at least this many jumps to user chains, no two of which can
+ * match the same packet (kube-proxy's KUBE-SERVICES: -d IP -p tcp --dport
+ * P -j KUBE-SVC-...), become one lookup and a tail call into the program
+ * that holds the matched rule's chain (a "leaves" program, see struct
+ * cg_entry). Shorter runs stay rules: the tail call and the leaf's prologue
+ * cost more than a few rules.
+ */
+#define CG_FOLD_JUMP_MIN	64
 
 /*
  * A run of consecutive rules that differ only in one address or port and
@@ -245,6 +256,9 @@ enum cg_set_type {
 	CG_SET_PORT_ADDR_HASH,	/* key: u32 port (host order), address; all full length */
 	CG_SET_PORT_ADDR_LPM,	/* key: u32 prefixlen (16 + plen), port (big endian), address */
 };
+
+/* The shape verdict of a run of jumps to user chains (not an xt verdict). */
+#define CG_RUN_JUMP	INT32_MIN
 
 struct cg_set_elem {
 	uint8_t addr[16];	/* as in the packet; an IPv4 address in the first 4 bytes */
@@ -277,6 +291,45 @@ struct cg_label {
 	bool used;		/* something jumps to it */
 };
 
+/*
+ * Where a program of a hook starts. The hook's first program is a SEQ
+ * entry at the built-in chain's first rule. A SEQ entry at rule @start
+ * with ip_tables' jump stack @frames (the rules RETURN goes back to,
+ * outermost first) walks on from there, as ipt_do_table() would: a segment
+ * cut, or what follows a folded run of jumps. A LEAVES entry holds the
+ * chains of the folded jump run [@start, @start + @len): its programs each
+ * take some of the run's rules, find the matched rule again with the
+ * run's lookup, and inline that rule's chain; the run's rules fill slots
+ * @slot .. @slot + @len - 1, so the first program jumps to slot
+ * @slot + rule - @start without knowing which program holds the rule.
+ */
+enum cg_entry_kind {
+	CG_ENTRY_SEQ,
+	CG_ENTRY_LEAVES,
+};
+
+struct cg_entry {
+	enum cg_entry_kind kind;
+	uint32_t start, len;	/* SEQ: first rule (len 0); LEAVES: the run */
+	uint32_t slot;		/* continuation array slot (LEAVES: the first of @len) */
+	uint32_t depth;		/* tail calls from the hook's first program */
+	uint32_t nframes;
+	uint32_t *frames;	/* return rules, outermost first */
+};
+
+struct codegen;
+
+/* Every program of one hook (codegen_plan_hook()). */
+struct cg_plan {
+	struct cg_entry *entries;	/* [0]: the hook's first program */
+	uint32_t nentries, entries_cap;
+	struct codegen *progs;		/* generated, in entry order */
+	uint32_t *prog_slot;		/* per program: first slot it fills */
+	uint32_t *prog_nslots;		/* per program: slots it fills (0: the first program) */
+	uint32_t nprogs, progs_cap;
+	uint32_t nslots;		/* size of the continuation array */
+};
+
 struct codegen {
 	struct bpf_insn *insns;
 	uint32_t len, cap;
@@ -286,6 +339,7 @@ struct codegen {
 	uint32_t nfixups, fixups_cap;
 	int err;		/* first error; emitters do nothing once set */
 	bool dead;		/* next instruction is unreachable: not emitted */
+	uint32_t ja_end;	/* len right after the last cg_ja() until a label is placed */
 	uint32_t err_rule;	/* index of the rule that has no translation */
 	const char *err_what;	/* what of it has none (cg_unsupported()), or NULL */
 
@@ -307,11 +361,14 @@ struct codegen {
 	bool need_outdev;	/* some rule tests -o: the prologue copies CG_OFF_OUTDEV */
 	bool need_proto;	/* IPv6: some rule tests -p: the prologue walks to CG_OFF_NH */
 	uint32_t fold_min;	/* CG_FOLD_MIN by default; 0 disables folding */
+	uint32_t fold_jump_min;	/* CG_FOLD_JUMP_MIN with a plan; 0 disables folding jumps */
 	uint32_t seg_insns;	/* cut when the rules' code passes this size; 0: one program */
 	uint32_t prologue_len;	/* instructions before the first rule */
-	uint32_t seg_first;	/* built-in chain rule this segment starts at */
-	uint32_t segment;	/* number of this segment, 0 for the first */
-	uint32_t next_rule;	/* out: rule the next segment starts at, or UINT32_MAX */
+	struct cg_plan *plan;	/* the hook's programs, or NULL: one program, no cuts */
+	struct cg_entry ent;	/* with a plan: where this program starts */
+	uint32_t leaf_lo;	/* LEAVES: first rule of the run this program holds */
+	uint32_t leaf_hi;	/* LEAVES: past its last; UINT32_MAX: as many as fit */
+	uint32_t leaf_end;	/* out, LEAVES: past the last rule it holds */
 	int cont_fd;		/* continuation prog array (CG_FIX_MAP_CONT), or -1 */
 	int state_fd;		/* the table's rule state map (CG_FIX_MAP_STATE), or -1 */
 	int runs_fd;		/* the runs map (CG_FIX_MAP_RUNS) */
@@ -348,11 +405,12 @@ void cg_ld_imm64(struct codegen *cg, int reg, uint64_t imm);
 void cg_call_helper(struct codegen *cg, int id);
 
 /*
- * Generate the program for built-in chain @hook (NF_INET_*) of @t, from
- * cg->seg_first if cg->segment > 0: 0 or -errno (-EOPNOTSUPP for a rule
- * that has no BPF translation, -E2BIG past CG_MAX_INSNS). With
- * cg->seg_insns set it may stop early: then cg->next_rule says where the
- * next segment starts. Map fds are fixups resolved by codegen_finalize().
+ * Generate the program for built-in chain @hook (NF_INET_*) of @t: without
+ * cg->plan the whole chain in one program, with it the program of entry
+ * cg->ent (cuts and folded jump runs add entries to the plan). 0 or -errno
+ * (-EOPNOTSUPP for a rule that has no BPF translation, -E2BIG past
+ * CG_MAX_INSNS or CG_MAX_SEGS). Map fds are fixups resolved by
+ * codegen_finalize().
  */
 int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
 
@@ -363,6 +421,7 @@ struct cg_hook_load {
 	int runs_fd;		/* codegen_runs_create()'s map */
 	int state_fd;		/* codegen_rule_state_create()'s map, or -1 */
 	uint32_t fold_min;	/* as struct codegen */
+	uint32_t fold_jump_min;	/* as struct codegen; CG_FOLD_JUMP_MIN in the helper */
 	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
 	bool inject_fault;
 	bool slow_reads;
@@ -371,6 +430,7 @@ struct cg_hook_load {
 	/* Results, also on failure: */
 	int cont_fd;		/* continuation prog array, -1 if one program sufficed */
 	uint32_t nsegs;		/* programs generated */
+	uint32_t err_prog;	/* the one that failed (0: the hook's first) */
 	uint32_t insns;		/* instructions in all of them */
 	uint32_t nsets;		/* folded runs in all of them */
 	uint32_t err_rule;	/* a rule without a BPF translation, or UINT32_MAX */
@@ -379,7 +439,17 @@ struct cg_hook_load {
 };
 
 /*
- * Generate, finalize and load every segment of @hook of @t, the first one
+ * Generate every program of @hook of @t into @p (l's options; its results
+ * nsegs, insns, err_rule, err_what): 0 or -errno. Nothing is loaded; free
+ * @p with codegen_plan_free() either way.
+ */
+int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct table *t,
+		      unsigned int hook);
+/* Free what codegen_plan_hook() made. */
+void codegen_plan_free(struct cg_plan *p);
+
+/*
+ * Generate, finalize and load every program of @hook of @t, the first one
  * named @name: the first program's fd, or -errno with @l's results saying
  * where it failed. Later segments are held by l->cont_fd, which the caller
  * owns and must keep open (or pinned) as long as the first program is used:
@@ -401,13 +471,17 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd);
  */
 int codegen_load(const struct codegen *cg, const char *name, char *log, size_t log_size);
 
-/* Length of the foldable run of rules at index @i (0: none, below cg->fold_min). */
-uint32_t cg_run_length(const struct codegen *cg, uint32_t i);
+/*
+ * Length of the foldable run of rules at index @i (0: none, below
+ * cg->fold_min, or for jumps cg->fold_jump_min); *@jumps says it is a run
+ * of jumps to user chains.
+ */
+uint32_t cg_run_length(const struct codegen *cg, uint32_t i, bool *jumps);
 /*
  * Emit the lookup of the run [i, i + len): on a miss jump to @skip; on a hit
- * count the matching rule and fall through to the run's (common) target.
+ * r1 = the matching rule's index, counted if @count, and fall through.
  */
-int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip);
+int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool count);
 /* r0 = the element of set @k whose key is at scratch offset @off, or NULL. */
 void cg_lookup_set(struct codegen *cg, uint32_t k, int16_t off);
 /*

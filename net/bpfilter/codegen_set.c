@@ -183,8 +183,14 @@ static unsigned int addr_len(const struct table *t)
 	return t->fam == &family_ipv4 ? 4 : 16;
 }
 
-/* Fill @it from rule @r of @t; false if the rule cannot be part of a folded run. */
-static bool classify(const struct table *t, const struct rule *r, struct run_item *it)
+/*
+ * Fill @it from rule @r of @t; false if the rule cannot be part of a folded
+ * run. With @jumps, a jump to a user chain (not a goto, not to the next
+ * entry) can be, with full-length addresses only: a run of jumps needs
+ * keys that no two rules share (jump_run_distinct()).
+ */
+static bool classify(const struct table *t, const struct rule *r, struct run_item *it,
+		     bool jumps)
 {
 	const struct rule_ip *ip = &r->ip;
 	const unsigned int alen = addr_len(t);
@@ -196,11 +202,18 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 
 	memset(it, 0, sizeof(*it));
 	it->naddrs = 1;
-	if (r->target.kind != TARGET_VERDICT ||
-	    (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
-	     r->target.verdict != XT_RETURN))
+	if (jumps && r->target.kind == TARGET_JUMP) {
+		if (r->target.jump_index == (uint32_t)(r - t->rules) + 1)
+			return false;
+		it->shape.verdict = CG_RUN_JUMP;
+	} else if (r->target.kind != TARGET_VERDICT ||
+		   (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
+		    r->target.verdict != XT_RETURN)) {
 		return false;
-	it->shape.verdict = r->target.verdict;
+	} else {
+		it->shape.verdict = r->target.verdict;
+	}
+	/* RULE_F_GOTO is a flag: a goto never folds. */
 	if ((ip->flags & ~RULE_F_PROTO) || ip->invflags || !zero(ip->iniface_mask, IFNAMSIZ) ||
 	    !zero(ip->outiface_mask, IFNAMSIZ))
 		return false;
@@ -219,6 +232,8 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 			return false;
 		mask_addr(a, plen, masked);
 		if (memcmp(masked, a, alen))
+			return false;
+		if (it->shape.verdict == CG_RUN_JUMP && plen != 8 * (int)alen)
 			return false;
 		memcpy(it->addrs[0].addr, a, alen);
 		it->addrs[0].plen = plen;
@@ -239,7 +254,8 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 		return false;
 	/* IPv4 ranges fold as prefixes; IPv6 ones stay rules. */
 	if (m->ops == &iprange_match_ops)
-		return alen == 4 && !ip->proto && !it->shape.addr && iprange_prefixes(m->data, it);
+		return alen == 4 && it->shape.verdict != CG_RUN_JUMP && !ip->proto &&
+		       !it->shape.addr && iprange_prefixes(m->data, it);
 	it->shape.proto = ip->proto;
 	if (m->ops == &multiport_match_ops) {
 		it->shape.multiport = true;
@@ -287,19 +303,113 @@ static long find_set(const struct codegen *cg, uint32_t i, uint32_t len, bool ad
 	return -1;
 }
 
-uint32_t cg_run_length(const struct codegen *cg, uint32_t i)
+/* A run's key of one rule: port (0 without), address; the rule's index. */
+struct run_key {
+	uint8_t addr[16];
+	uint16_t port;
+	uint32_t rule;
+};
+
+static int cmp_run_key(const void *a, const void *b)
+{
+	const struct run_key *x = a, *y = b;
+	int c = memcmp(x->addr, y->addr, sizeof(x->addr));
+
+	if (c)
+		return c;
+	if (x->port != y->port)
+		return x->port < y->port ? -1 : 1;
+	return x->rule < y->rule ? -1 : x->rule > y->rule;
+}
+
+/* Append the keys of rule @k (@it) to *@keys: 0 or -ENOMEM. */
+static int run_keys_add(struct run_key **keys, uint32_t *n, uint32_t *cap,
+			const struct run_item *it, uint32_t k)
+{
+	unsigned int a, r, nr = it->shape.proto ? it->nranges : 1;
+	uint32_t p, lo, hi;
+
+	for (a = 0; a < it->naddrs; a++) {
+		for (r = 0; r < nr; r++) {
+			lo = it->shape.proto ? it->ranges[r].lo : 0;
+			hi = it->shape.proto ? it->ranges[r].hi : 0;
+			for (p = lo; p <= hi; p++) {
+				if (*n == *cap) {
+					struct run_key *nk;
+
+					*cap = *cap ? 2 * *cap : 256;
+					nk = realloc(*keys, *cap * sizeof(*nk));
+					if (!nk)
+						return -ENOMEM;
+					*keys = nk;
+				}
+				memset(&(*keys)[*n], 0, sizeof(**keys));
+				memcpy((*keys)[*n].addr, it->addrs[a].addr, 16);
+				(*keys)[*n].port = (uint16_t)p;
+				(*keys)[(*n)++].rule = k;
+			}
+		}
+	}
+	return 0;
+}
+
+/*
+ * The longest prefix of the jump run [i, i + n) in which no two rules share
+ * a key. Only then is the first rule that matches the only one: when its
+ * chain returns, ipt_do_table() would test the run's later rules and none
+ * would match, so the walk goes on after the run (cg_entry LEAVES).
+ * 0 on ENOMEM (the run stays rules).
+ */
+static uint32_t jump_run_distinct(const struct codegen *cg, uint32_t i, uint32_t n)
+{
+	struct run_key *keys = NULL, *x, *y;
+	uint32_t nkeys = 0, cap = 0, k, end = n;
+	struct run_item it;
+
+	for (k = i; k < i + n; k++) {
+		classify(cg->table, &cg->table->rules[k], &it, true);
+		if (run_keys_add(&keys, &nkeys, &cap, &it, k)) {
+			end = 0;
+			goto out;
+		}
+	}
+	qsort(keys, nkeys, sizeof(*keys), cmp_run_key);
+	for (k = 1; k < nkeys; k++) {
+		x = &keys[k - 1];
+		y = &keys[k];
+		if (!memcmp(x->addr, y->addr, 16) && x->port == y->port && x->rule != y->rule &&
+		    y->rule - i < end)
+			end = y->rule - i;
+	}
+out:
+	free(keys);
+	return end;
+}
+
+uint32_t cg_run_length(const struct codegen *cg, uint32_t i, bool *jumps)
 {
 	const struct table *t = cg->table;
+	const bool fold_jumps = cg->plan && cg->fold_jump_min;
 	struct run_item first, it;
 	uint32_t n;
 
-	if (!cg->fold_min || !classify(t, &t->rules[i], &first))
+	*jumps = false;
+	if (!cg->fold_min || !classify(t, &t->rules[i], &first, fold_jumps))
 		return 0;
 	for (n = 1; i + n < t->num_entries; n++)
-		if (!classify(t, &t->rules[i + n], &it) || !same_shape(&it.shape, &first.shape))
+		if (!classify(t, &t->rules[i + n], &it, fold_jumps) ||
+		    !same_shape(&it.shape, &first.shape))
 			break;
-	if (n < cg->fold_min)
+	if (first.shape.verdict == CG_RUN_JUMP) {
+		if (n < cg->fold_jump_min)
+			return 0;
+		n = jump_run_distinct(cg, i, n);
+		if (n < cg->fold_jump_min)
+			return 0;
+		*jumps = true;
+	} else if (n < cg->fold_min) {
 		return 0;
+	}
 	/* Past the map budget of one program, new runs stay rules. */
 	if (cg->nsets + 2 > CG_MAX_SETS && find_set(cg, i, n, false) < 0)
 		return 0;
@@ -358,7 +468,7 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 	s->addr_only = addr_only;
 	s->alen = addr_len(cg->table);
 	for (k = i; k < i + len && !err; k++) {
-		classify(cg->table, &cg->table->rules[k], &it);
+		classify(cg->table, &cg->table->rules[k], &it, true);
 		for (a = 0; a < it.naddrs && !err; a++) {
 			const uint8_t *addr = it.addrs[a].addr;
 			uint8_t plen = it.addrs[a].plen;
@@ -387,14 +497,14 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 
 static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
 
-int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
+int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool count)
 {
 	const bool v4 = cg->table->fam == &family_ipv4;
 	struct run_item it;
 	uint32_t set, aset, lookup, hotdrop;
 	int addr_off, err;
 
-	if (!classify(cg->table, &cg->table->rules[i], &it))
+	if (!classify(cg->table, &cg->table->rules[i], &it, true))
 		return -EINVAL;
 	err = build_set(cg, i, len, &it.shape, false, &set);
 	if (err)
@@ -446,7 +556,12 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip)
 	/* No rule of the run matches: on to the rule after it. */
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
 	cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_0, 0));
-	cg_counter_reg(cg, BPF_REG_1);
+	if (count) {
+		/* The index for the caller: cg_counter_reg() takes r1. */
+		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_RULE));
+		cg_counter_reg(cg, BPF_REG_1);
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_RULE));
+	}
 	return cg->err;
 }
 

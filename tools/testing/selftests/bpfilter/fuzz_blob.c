@@ -139,33 +139,29 @@ static void check_jumps(const struct codegen *cg)
 	}
 }
 
-/* Generate every segment of @hook as codegen_load_hook() does: 0 or -errno. */
+/* Generate every program of @hook as codegen_load_hook() does: 0 or -errno. */
 static int gen_hook(const struct table *t, unsigned int hook, const struct btf_info *bi,
 		    uint32_t variant)
 {
-	uint32_t seg, start = 0, next;
-	struct codegen cg;
-	int err = 0;
+	struct cg_hook_load l = {
+		.bi = bi, .counters_fd = -1, .progs_fd = -1, .runs_fd = -1, .state_fd = -1,
+		.fold_min = (variant & V_NOFOLD) ? 0 : CG_FOLD_MIN,
+		/* Tiny segments also fold short runs of jumps: many leaves programs. */
+		.fold_jump_min = (variant & V_SEGMENTS) ? 2 : CG_FOLD_JUMP_MIN,
+		.seg_insns = (variant & V_SEGMENTS) ? FUZZ_SEG_INSNS : CG_SEG_INSNS,
+		.slow_reads = variant & V_SLOW,
+	};
+	struct cg_plan p;
+	uint32_t k;
+	int err;
 
-	for (seg = 0; seg < CG_MAX_SEGS; seg++) {
-		codegen_init(&cg, bi);
-		if (variant & V_NOFOLD)
-			cg.fold_min = 0;
-		cg.seg_insns = (variant & V_SEGMENTS) ? FUZZ_SEG_INSNS : CG_SEG_INSNS;
-		cg.slow_reads = variant & V_SLOW;
-		cg.segment = seg;
-		cg.seg_first = start;
-		err = codegen_hook(&cg, t, hook);
-		if (!err)
-			check_jumps(&cg);
-		else if (check_mode && cg.err_what)
-			fprintf(stderr, "fuzz_blob: %s\n", cg.err_what);
-		next = cg.next_rule;
-		codegen_free(&cg);
-		if (err || next == UINT32_MAX)
-			break;
-		start = next;
-	}
+	err = codegen_plan_hook(&p, &l, t, hook);
+	if (!err)
+		for (k = 0; k < p.nprogs; k++)
+			check_jumps(&p.progs[k]);
+	else if (check_mode && l.err_what)
+		fprintf(stderr, "fuzz_blob: %s\n", l.err_what);
+	codegen_plan_free(&p);
 	/* Anything else is a table the parser should not have taken. */
 	if (err && err != -EOPNOTSUPP && err != -E2BIG && err != -ENOMEM)
 		abort();

@@ -58,7 +58,7 @@ struct tb {
 	uint32_t size, n, cur;
 	uint32_t valid_hooks;
 	uint32_t hook_entry[NF_INET_NUMHOOKS], underflow[NF_INET_NUMHOOKS];
-	struct { uint32_t at; char chain[32]; } fix[4096];
+	struct { uint32_t at; char chain[32]; } fix[16384];
 	uint32_t nfix;
 	struct { char name[32]; uint32_t first; } chains[256];
 	uint32_t nchains;
@@ -278,6 +278,7 @@ FIXTURE(cg) {
 	unsigned int nsegs;
 	unsigned int nsets;	/* folded runs in all segments */
 	uint32_t fold_min;
+	uint32_t fold_jump_min;	/* 0 (the default here): runs of jumps stay rules */
 	uint32_t seg_insns;	/* 0: one program */
 	bool slow_reads;	/* headers through dynptr slices (non-linear skbs) */
 };
@@ -322,7 +323,7 @@ static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold
 	static char log[1 << 22];
 	struct cg_hook_load l = {
 		.bi = &self->bi, .progs_fd = -1, .runs_fd = self->runs_fd,
-		.fold_min = fold_min, .seg_insns = seg_insns,
+		.fold_min = fold_min, .fold_jump_min = self->fold_jump_min, .seg_insns = seg_insns,
 		.slow_reads = self->slow_reads, .log = log, .log_size = sizeof(log),
 	};
 	int err;
@@ -919,7 +920,7 @@ TEST_F(cg, tcp_ports_and_flags)
 	EXPECT_CNT(OUT0 + 3, 1, p.len);
 	pkt_tcp(&p, 999, 85, 0x12);						/* SYN/ACK */
 	EXPECT_PKT(NF_ACCEPT, &p);
-	EXPECT_CNT(OUT0 + 4, 1, p.len);
+	EXPECT_CNT(OUT0 + 3, 1, p.len);
 	pkt_tcp(&p, 999, 85, 0x10);						/* ACK */
 	EXPECT_PKT(NF_DROP, &p);
 	EXPECT_CNT(OUT0 + 5, 1, p.len);
@@ -1417,20 +1418,30 @@ static void add_addr(struct tb *tb, bool dst, const char *a, int plen, int verdi
 	tb_verdict(tb, verdict);
 }
 
+static void add_l4_addr_to(struct tb *tb, uint8_t proto, bool dst, const char *a, int plen,
+			   uint16_t lo, uint16_t hi, int verdict, const char *chain);
+
 /* -s/-d addr/plen -p tcp|udp --dport lo:hi -j verdict */
 static void add_l4_addr(struct tb *tb, uint8_t proto, bool dst, const char *a, int plen,
 			uint16_t lo, uint16_t hi, int verdict)
+{
+	add_l4_addr_to(tb, proto, dst, a, plen, lo, hi, verdict, NULL);
+}
+
+/* The same, or with @chain a jump to it (proto 0: no -p, no port; a NULL @a: no address). */
+static void add_l4_addr_to(struct tb *tb, uint8_t proto, bool dst, const char *a, int plen,
+			   uint16_t lo, uint16_t hi, int verdict, const char *chain)
 {
 	struct xt_tcp tcp = { { 0, 0xffff }, { lo, hi }, 0, 0, 0, 0 };
 	struct xt_udp udp = { { 0, 0xffff }, { lo, hi }, 0 };
 	uint32_t m = plen ? htonl(~0u << (32 - plen)) : 0;
 	struct ipt_ip ip = { .proto = proto };
 
-	if (dst) {
+	if (a && dst) {
 		inet_pton(AF_INET, a, &ip.dst);
 		ip.dmsk.s_addr = m;
 		ip.dst.s_addr &= m;
-	} else {
+	} else if (a) {
 		inet_pton(AF_INET, a, &ip.src);
 		ip.smsk.s_addr = m;
 		ip.src.s_addr &= m;
@@ -1438,9 +1449,12 @@ static void add_l4_addr(struct tb *tb, uint8_t proto, bool dst, const char *a, i
 	tb_rule(tb, &ip);
 	if (proto == IPPROTO_TCP)
 		tb_match(tb, "tcp", &tcp, sizeof(tcp));
-	else
+	else if (proto == IPPROTO_UDP)
 		tb_match(tb, "udp", &udp, sizeof(udp));
-	tb_verdict(tb, verdict);
+	if (chain)
+		tb_jump(tb, chain, false);
+	else
+		tb_verdict(tb, verdict);
 }
 
 /* First match, not longest prefix, decides inside a folded run. */
@@ -1580,9 +1594,79 @@ static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 	return table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
 }
 
+/*
+ * A run of @n jumps of one random shape (-d addr/32, -p tcp|udp --dport,
+ * or both) to @nchains chains from c@first, from a small key space so that some keys
+ * repeat (the run then folds only up to the repeat).
+ */
+static void add_jump_run(struct tb *tb, unsigned int *seed, int n, int first, int nchains)
+{
+	int shape = rand_r(seed) % 3, i;
+	uint8_t proto = rand_r(seed) % 2 ? IPPROTO_TCP : IPPROTO_UDP;
+	char a[32], c[16];
+
+	for (i = 0; i < n; i++) {
+		uint16_t port = rand_r(seed) % 26;
+
+		snprintf(c, sizeof(c), "c%d", first + rand_r(seed) % nchains);
+		add_l4_addr_to(tb, shape ? proto : 0, true, shape == 1 ? NULL : rand_addr(seed, a),
+			       32, port, port + (rand_r(seed) % 6 ? 0 : 1), 0, c);
+	}
+}
+
+/*
+ * A random OUTPUT table with runs of jumps to user chains, at the top and
+ * inside a chain (frames under the run), chains that RETURN, decide, jump
+ * on and hold runs of their own: self->t.
+ */
+static int random_jump_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
+{
+	static const int verdicts[] = { V_DROP, V_ACCEPT, V_RETURN };
+	struct ipt_replace repl;
+	int i, k, err;
+	char a[32], c[16];
+
+	tb_begin_output(self->tb);
+	add_addr(self->tb, false, rand_addr(seed, a), 32, V_DROP);
+	add_jump_run(self->tb, seed, 4 + rand_r(seed) % 12, 0, 6);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "outer", false);
+	add_jump_run(self->tb, seed, 2 + rand_r(seed) % 6, 0, 6);
+	add_addr(self->tb, true, rand_addr(seed, a), 16, verdicts[rand_r(seed) % 2]);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, rand_r(seed) % 2 ? V_ACCEPT : V_DROP);
+	tb_chain(self->tb, "outer");
+	add_addr(self->tb, true, rand_addr(seed, a), 24, V_RETURN);
+	add_jump_run(self->tb, seed, 4 + rand_r(seed) % 12, 0, 6);
+	add_udp(self->tb, 0, 0xffff, 3, 3, 0, verdicts[rand_r(seed) % 3]);
+	tb_chain_end(self->tb);
+	for (k = 0; k < 6; k++) {
+		snprintf(c, sizeof(c), "c%d", k);
+		tb_chain(self->tb, c);
+		for (i = rand_r(seed) % 4; i > 0; i--)
+			add_addr(self->tb, rand_r(seed) % 2, rand_addr(seed, a), 8 * (1 + rand_r(seed) % 4),
+				 verdicts[rand_r(seed) % 3]);
+		if (k < 3 && rand_r(seed) % 2) {
+			/* Chains that jump on; c5 has a run of its own. */
+			tb_rule(self->tb, NULL);
+			snprintf(c, sizeof(c), "c%d", k + 3);
+			tb_jump(self->tb, c, rand_r(seed) % 4 == 0);
+		}
+		if (k == 5)
+			/* c3 and c4 jump nowhere: no loop. */
+			add_jump_run(self->tb, seed, 4, 3, 2);
+		tb_chain_end(self->tb);
+	}
+	err = tb_finish(self->tb, &repl);
+	if (err)
+		return err;
+	table_free(self->t);
+	self->t = NULL;
+	return table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
+}
+
 /* How a table is built: folding threshold, segment size (0: one program), header reads. */
 struct variant {
-	uint32_t fold_min, seg_insns;
+	uint32_t fold_min, fold_jump_min, seg_insns;
 	bool slow_reads;
 	unsigned int insns, nsegs, nsets;
 };
@@ -1600,6 +1684,7 @@ static void compare_variants(struct __test_metadata *_metadata, FIXTURE_DATA(cg)
 	self->hook = NF_INET_LOCAL_OUT;
 	for (j = 0; j < 2; j++) {
 		self->slow_reads = v[j].slow_reads;
+		self->fold_jump_min = v[j].fold_jump_min;
 		ASSERT_EQ(0, load_variant(self, NF_INET_LOCAL_OUT, v[j].fold_min, v[j].seg_insns,
 					  &prog[j], &cfd[j], &cont[j]));
 		v[j].insns = self->insns;
@@ -1721,6 +1806,97 @@ TEST_F(cg, segments_equal_one_program)
 	}
 	TH_LOG("%lu packets, %lu segments in %u tables", packets, segs, rounds);
 	EXPECT_LT(3 * rounds, segs);
+}
+
+/*
+ * Runs of jumps folded into a lookup and a tail call into the programs
+ * that hold their chains (one, or many with small segments) judge and
+ * count exactly as the inlined jumps, chains that RETURN included.
+ */
+TEST_F(cg, jump_runs_equal_inlined_jumps)
+{
+	unsigned int seed = 5, round, rounds = 40;
+	unsigned long packets = 0, progs = 0;
+
+	for (round = 0; round < rounds; round++) {
+		struct variant v[2] = {
+			{ .fold_min = 2 },
+			{ .fold_min = 2, .fold_jump_min = 2, .seg_insns = round % 2 ? 0 : 100 },
+		};
+
+		ASSERT_EQ(0, random_jump_table(self, &seed));
+		compare_variants(_metadata, self, &seed, v, &packets);
+		EXPECT_EQ(1, v[0].nsegs);
+		progs += v[1].nsegs;
+	}
+	TH_LOG("%lu packets, %lu programs in %u tables", packets, progs, rounds);
+	EXPECT_LT(3 * rounds, progs);
+}
+
+/*
+ * kube-proxy's pattern at 10k services: KUBE-SERVICES jumps by
+ * destination and port to a chain per service (here 250 chains, each a
+ * mark-like jump and an ACCEPT by source). One lookup and one tail call
+ * find the service: every program stays small, the first and the last
+ * service and a miss judge and count as ip_tables would.
+ */
+TEST_F(cg, jump_run_10k_services)
+{
+	const int n = 10000, nchains = 250;
+	char a[32], c[16];
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	tb_chain(self->tb, "SERVICES");
+	for (i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "10.96.%d.%d", i / 250, i % 250 + 1);
+		snprintf(c, sizeof(c), "SVC%d", i % nchains);
+		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
+	}
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "MARK");
+	tb_chain_end(self->tb);
+	for (i = 0; i < nchains; i++) {
+		snprintf(c, sizeof(c), "SVC%d", i);
+		tb_chain(self->tb, c);
+		tb_rule(self->tb, NULL);
+		tb_jump(self->tb, "MARK", false);
+		snprintf(a, sizeof(a), "10.1.1.%d", i % 250);
+		add_addr(self->tb, false, a, 32, V_ACCEPT);
+		tb_chain_end(self->tb);
+	}
+	self->fold_jump_min = CG_FOLD_JUMP_MIN;
+	self->seg_insns = CG_SEG_INSNS;
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions in %u programs", self->insns, self->nsegs);
+	EXPECT_LT(1, self->nsegs);
+	/* Each service costs its chain's code once, in one of the leaves. */
+	EXPECT_GT(100u * n, self->insns);
+	/* The first service (chain SVC0 accepts 10.1.1.0): rule OUT0 + 3 (after SERVICES' head). */
+	pkt_tcp(&p, 1000, 80, 0x02);
+	inet_pton(AF_INET, "10.1.1.0", p.d + 12);
+	inet_pton(AF_INET, "10.96.0.1", p.d + 16);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3, 1, p.len);
+	/* The last one (chain SVC249 by 10.1.1.249). */
+	inet_pton(AF_INET, "10.1.1.249", p.d + 12);
+	inet_pton(AF_INET, "10.96.39.250", p.d + 16);
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3 + n - 1, 1, p.len);
+	/* A service whose chain returns: on after the run, the policy drops. */
+	inet_pton(AF_INET, "10.1.1.7", p.d + 12);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 3 + n - 1, 2, 2 * p.len);
+	/* No service: every rule of the run fails. */
+	inet_pton(AF_INET, "10.96.40.1", p.d + 16);
+	EXPECT_PKT(NF_DROP, &p);
+	/* SERVICES' end: the two packets that went on, and the policy twice. */
+	EXPECT_CNT(OUT0 + 3 + n, 2, 2 * p.len);
+	EXPECT_CNT(OUT0 + 1, 2, 2 * p.len);
 }
 
 /* More segments than tail calls allow: a clear -E2BIG, nothing loaded. */
