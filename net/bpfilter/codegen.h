@@ -262,7 +262,7 @@ enum cg_set_type {
 
 struct cg_set_elem {
 	uint8_t addr[16];	/* as in the packet; an IPv4 address in the first 4 bytes */
-	uint16_t port;		/* host order */
+	uint32_t port;		/* host order; with l4_key the protocol << 16 too */
 	uint8_t plen;		/* prefix length of the address */
 	uint32_t index;		/* rule index */
 };
@@ -274,6 +274,7 @@ struct cg_set {
 	enum cg_set_type type;
 	uint32_t start, len;	/* the run [start, start + len) it stands for */
 	bool addr_only;		/* only the run's addresses (see cg_gen_run()) */
+	bool l4_key;		/* the packet's protocol is in the key (a run of jumps) */
 	uint8_t alen;		/* bytes of an address: 4 (IPv4) or 16 (IPv6) */
 	struct cg_set_elem *elems;
 	uint32_t n, cap;

@@ -52,9 +52,16 @@
 /* Widest port range folded from one rule; wider ones stay rules. */
 #define RUN_MAX_RANGE 1024
 
+/*
+ * The shape proto of an IPv4 run of jumps by -p tcp|udp --dport: the
+ * protocol is part of each key (proto << 16 | port), so KUBE-SERVICES'
+ * TCP and UDP services fold into one run.
+ */
+#define RUN_L4	0xff
+
 /* The shape of a rule: which fields it matches on. Rules of one run share it. */
 struct run_shape {
-	uint8_t proto;		/* 0: no protocol, no port; else the destination port's */
+	uint8_t proto;		/* 0: no protocol, no port; RUN_L4; else the destination port's */
 	bool multiport;		/* the port from -m multiport --dports, not -m tcp/udp */
 	int8_t addr;		/* 0: none, 1: -s, 2: -d */
 	int verdict;
@@ -66,6 +73,7 @@ struct run_shape {
 /* What one rule contributes to a run: address prefixes, destination port ranges. */
 struct run_item {
 	struct run_shape shape;
+	uint8_t l4;		/* the rule's protocol (with RUN_L4) */
 	uint8_t naddrs;		/* 1 for -s/-d or none (0.0.0.0/0), more for iprange */
 	struct { uint8_t addr[16]; uint8_t plen; } addrs[RUN_MAX_PREFIXES];	/* network order */
 	uint8_t nranges;
@@ -206,11 +214,11 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 		if (r->target.jump_index == (uint32_t)(r - t->rules) + 1)
 			return false;
 		it->shape.verdict = CG_RUN_JUMP;
-	} else if (r->target.kind != TARGET_VERDICT ||
-		   (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
-		    r->target.verdict != XT_RETURN)) {
-		return false;
 	} else {
+		if (r->target.kind != TARGET_VERDICT ||
+		    (r->target.verdict != -NF_DROP - 1 && r->target.verdict != -NF_ACCEPT - 1 &&
+		     r->target.verdict != XT_RETURN))
+			return false;
 		it->shape.verdict = r->target.verdict;
 	}
 	/* RULE_F_GOTO is a flag: a goto never folds. */
@@ -280,9 +288,18 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 	} else {
 		return false;
 	}
+	it->l4 = ip->proto;
+	if (it->shape.verdict == CG_RUN_JUMP && alen == 4)
+		it->shape.proto = RUN_L4;
 	/* An empty range never matches: it stays a rule. */
 	return it->ranges[0].lo <= it->ranges[0].hi &&
 	       it->ranges[0].hi - it->ranges[0].lo < RUN_MAX_RANGE;
+}
+
+/* A set key's port word for rule @it's port @port: with RUN_L4, its protocol too. */
+static uint32_t key_port(const struct run_item *it, uint32_t port)
+{
+	return it->shape.proto == RUN_L4 ? (uint32_t)it->l4 << 16 | port : port;
 }
 
 static bool same_shape(const struct run_shape *a, const struct run_shape *b)
@@ -306,7 +323,7 @@ static long find_set(const struct codegen *cg, uint32_t i, uint32_t len, bool ad
 /* A run's key of one rule: port (0 without), address; the rule's index. */
 struct run_key {
 	uint8_t addr[16];
-	uint16_t port;
+	uint32_t port;		/* key_port() */
 	uint32_t rule;
 };
 
@@ -345,7 +362,7 @@ static int run_keys_add(struct run_key **keys, uint32_t *n, uint32_t *cap,
 				}
 				memset(&(*keys)[*n], 0, sizeof(**keys));
 				memcpy((*keys)[*n].addr, it->addrs[a].addr, 16);
-				(*keys)[*n].port = (uint16_t)p;
+				(*keys)[*n].port = key_port(it, p);
 				(*keys)[(*n)++].rule = k;
 			}
 		}
@@ -416,7 +433,7 @@ uint32_t cg_run_length(const struct codegen *cg, uint32_t i, bool *jumps)
 	return n;
 }
 
-static int set_add(struct cg_set *s, const uint8_t *addr, uint16_t port, uint8_t plen,
+static int set_add(struct cg_set *s, const uint8_t *addr, uint32_t port, uint8_t plen,
 		   uint32_t index)
 {
 	if (s->n == s->cap) {
@@ -475,17 +492,21 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 
 			full &= !sh->addr || plen == 8 * s->alen;
 			if (!sh->proto || addr_only)
-				err = set_add(s, addr, 0, plen, k);
+				err = set_add(s, addr, key_port(&it, 0), plen, k);
 			for (r = 0; sh->proto && !addr_only && r < it.nranges; r++)
 				for (p = it.ranges[r].lo; p <= it.ranges[r].hi && !err; p++)
-					err = set_add(s, addr, p, plen, k);
+					err = set_add(s, addr, key_port(&it, p), plen, k);
 		}
 	}
 	if (err) {
 		free(s->elems);
 		return err;
 	}
-	if (!sh->proto || addr_only)
+	s->l4_key = sh->proto == RUN_L4;
+	if (s->l4_key)
+		/* The protocol is in the key, also of the run's addresses alone. */
+		s->type = sh->addr ? CG_SET_PORT_ADDR_HASH : CG_SET_PORT;
+	else if (!sh->proto || addr_only)
 		s->type = full ? CG_SET_ADDR_HASH : CG_SET_ADDR_LPM;
 	else if (!sh->addr)
 		s->type = CG_SET_PORT;
@@ -496,6 +517,48 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 }
 
 static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
+
+/*
+ * The checks before a RUN_L4 run's lookup, per the packet's protocol as
+ * tcp_mt() and udp_mt() make them: a TCP or UDP first fragment with its
+ * whole header goes on to the lookup; a later fragment never matches (TCP:
+ * offset 1 is a hotdrop); a header cut short is a hotdrop. A hotdrop only
+ * for a rule of the packet's protocol whose address matched: the run's
+ * addresses with their protocol (or, without addresses, its protocols)
+ * are a set of their own.
+ */
+static int gen_l4_checks(struct codegen *cg, uint32_t i, uint32_t len,
+			 const struct run_shape *sh, int addr_off, uint32_t skip)
+{
+	uint32_t lookup = cg_new_label(cg), tcp = cg_new_label(cg);
+	uint32_t hotdrop = cg_new_label(cg), aset;
+	int err;
+
+	if (cg->err)
+		return cg->err;
+	cg_ld_proto(cg, BPF_REG_1);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_TCP, 0), tcp);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_UDP, 0), skip);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_FRAG));
+	cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_2, CG_REG_L4ERR));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 0), lookup);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, CG_REG_FRAG, 0, 0), skip);
+	cg_ja(cg, hotdrop);
+	cg_place(cg, tcp);
+	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_FRAG));
+	cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_2, CG_REG_L4ERR));
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_2, 0, 0), lookup);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JGT, CG_REG_FRAG, 1, 0), skip);
+	cg_place(cg, hotdrop);
+	err = build_set(cg, i, len, sh, true, &aset);
+	if (err)
+		return err;
+	emit_lookup(cg, aset, addr_off);
+	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, lookup);
+	return cg->err;
+}
 
 int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool count)
 {
@@ -513,7 +576,11 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool
 		addr_off = CG_OFF_IPH + (it.shape.addr == 2 ? 16 : 12);
 	else
 		addr_off = CG_OFF_IP6 + (it.shape.addr == 2 ? 24 : 8);
-	if (it.shape.proto) {
+	if (it.shape.proto == RUN_L4) {
+		err = gen_l4_checks(cg, i, len, &it.shape, addr_off, skip);
+		if (err)
+			return err;
+	} else if (it.shape.proto) {
 		lookup = cg_new_label(cg);
 		hotdrop = cg_new_label(cg);
 		/* ip_packet_match(), ip6_packet_match(): -p; IPv6's failed walk hotdrops. */
@@ -593,8 +660,18 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 		break;
 	case CG_SET_PORT:
 	case CG_SET_PORT_ADDR_HASH:
-		cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 2));
-		cg_emit(cg, CG_BE16(BPF_REG_1));
+		if (cg->sets[set].l4_key && cg->sets[set].addr_only) {
+			cg_emit(cg, CG_MOV64_IMM(BPF_REG_1, 0));
+		} else {
+			cg_emit(cg, CG_LDX(BPF_H, BPF_REG_1, CG_REG_PKT, CG_OFF_L4 + 2));
+			cg_emit(cg, CG_BE16(BPF_REG_1));
+		}
+		if (cg->sets[set].l4_key) {
+			/* key_port(): the protocol above the port. */
+			cg_ld_proto(cg, BPF_REG_2);
+			cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_2, 16));
+			cg_emit(cg, CG_ALU64_REG(BPF_OR, BPF_REG_1, BPF_REG_2));
+		}
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, k));
 		if (cg->sets[set].type == CG_SET_PORT)
 			break;
@@ -611,7 +688,7 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off)
 }
 
 /* Order of elements: port, prefix length, address, rule index. */
-static int cmp3(const struct cg_set_elem *x, uint16_t port, uint8_t plen, const uint8_t *addr)
+static int cmp3(const struct cg_set_elem *x, uint32_t port, uint8_t plen, const uint8_t *addr)
 {
 	if (x->port != port)
 		return x->port < port ? -1 : 1;
@@ -631,7 +708,7 @@ static int cmp_elem(const void *a, const void *b)
 }
 
 /* Index of the element (port, plen, addr) in the sorted, deduplicated @e[0..n), or -1. */
-static long find_elem(const struct cg_set_elem *e, uint32_t n, uint16_t port, uint8_t plen,
+static long find_elem(const struct cg_set_elem *e, uint32_t n, uint32_t port, uint8_t plen,
 		      const uint8_t *addr)
 {
 	uint32_t lo = 0, hi = n;
@@ -691,7 +768,7 @@ static void set_normalize(struct cg_set *s)
 static uint32_t elem_key(const struct cg_set *s, const struct cg_set_elem *e, uint8_t *key)
 {
 	uint32_t v, port = e->port;
-	uint16_t be = htons(e->port);
+	uint16_t be = htons((uint16_t)e->port);
 
 	switch (s->type) {
 	case CG_SET_ADDR_HASH:

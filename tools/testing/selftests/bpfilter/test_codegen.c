@@ -1596,17 +1596,22 @@ static int random_run_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 
 /*
  * A run of @n jumps of one random shape (-d addr/32, -p tcp|udp --dport,
- * or both) to @nchains chains from c@first, from a small key space so that some keys
+ * or both; TCP and UDP rules mixed in half the runs) to @nchains chains
+ * from c@first, from a small key space so that some keys
  * repeat (the run then folds only up to the repeat).
  */
 static void add_jump_run(struct tb *tb, unsigned int *seed, int n, int first, int nchains)
 {
-	int shape = rand_r(seed) % 3, i;
+	int shape = rand_r(seed) % 3, mixed = rand_r(seed) % 2, i;
 	uint8_t proto = rand_r(seed) % 2 ? IPPROTO_TCP : IPPROTO_UDP;
 	char a[32], c[16];
 
 	for (i = 0; i < n; i++) {
 		uint16_t port = rand_r(seed) % 26;
+
+		/* Half the runs mix TCP and UDP rules, as KUBE-SERVICES does. */
+		if (mixed)
+			proto = rand_r(seed) % 2 ? IPPROTO_TCP : IPPROTO_UDP;
 
 		snprintf(c, sizeof(c), "c%d", first + rand_r(seed) % nchains);
 		add_l4_addr_to(tb, shape ? proto : 0, true, shape == 1 ? NULL : rand_addr(seed, a),

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A Kubernetes node (issue 14): kube-proxy's iptables mode for 300
-# ClusterIP services, written from its documented rules: the nat table's
+# ClusterIP services (every tenth a UDP one, port 53, as DNS services
+# interleave with TCP ones), written from its documented rules: the nat table's
 # KUBE-SERVICES, KUBE-SVC, KUBE-SEP, KUBE-MARK-MASQ, KUBE-NODEPORTS,
 # KUBE-EXT and KUBE-POSTROUTING chains, the filter table's KUBE-FORWARD,
 # KUBE-FIREWALL and KUBE-SERVICES (services without endpoints rejected)
@@ -119,7 +120,9 @@ awk -v n=$N 'BEGIN {
 		if (i == 7)
 			continue
 		ip = sprintf("10.96.%d.%d", int(i / 250), i % 250 + 1)
-		printf "-A KUBE-SERVICES -d %s/32 -p tcp -m comment --comment \"default/svc-%d:http cluster IP\" -m tcp --dport 80 -j KUBE-SVC-%d\n", ip, i, i
+		p = i % 10 == 3 ? "udp" : "tcp"
+		port = i % 10 == 3 ? 53 : 80
+		printf "-A KUBE-SERVICES -d %s/32 -p %s -m comment --comment \"default/svc-%d:http cluster IP\" -m %s --dport %d -j KUBE-SVC-%d\n", ip, p, i, p, port, i
 	}
 	print "-A KUBE-SERVICES -m comment --comment \"kubernetes service nodeports; NOTE: this must be the last rule in this chain\" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS"
 	for (i = 0; i < n; i++) {
@@ -127,10 +130,12 @@ awk -v n=$N 'BEGIN {
 			continue
 		ip = sprintf("10.96.%d.%d", int(i / 250), i % 250 + 1)
 		ep = sprintf("10.254.17.2:808%d", 1 + i % 3)
-		printf "-A KUBE-SVC-%d ! -s 10.254.17.0/24 -d %s/32 -p tcp -m comment --comment \"default/svc-%d:http cluster IP\" -m tcp --dport 80 -j KUBE-MARK-MASQ\n", i, ip, i
+		p = i % 10 == 3 ? "udp" : "tcp"
+		port = i % 10 == 3 ? 53 : 80
+		printf "-A KUBE-SVC-%d ! -s 10.254.17.0/24 -d %s/32 -p %s -m comment --comment \"default/svc-%d:http cluster IP\" -m %s --dport %d -j KUBE-MARK-MASQ\n", i, ip, p, i, p, port
 		printf "-A KUBE-SVC-%d -m comment --comment \"default/svc-%d:http -> %s\" -j KUBE-SEP-%d\n", i, i, ep, i
 		printf "-A KUBE-SEP-%d -s 10.254.17.2/32 -m comment --comment \"default/svc-%d:http\" -j KUBE-MARK-MASQ\n", i, i
-		printf "-A KUBE-SEP-%d -p tcp -m comment --comment \"default/svc-%d:http\" -m tcp -j DNAT --to-destination %s\n", i, i, ep
+		printf "-A KUBE-SEP-%d -p %s -m comment --comment \"default/svc-%d:http\" -m %s -j DNAT --to-destination %s\n", i, p, i, p, ep
 	}
 	print "COMMIT"
 }' > /tmp/kube-node.rules
