@@ -15,7 +15,9 @@
 #   with SYSROOT=DIR, from that Debian root (trixie.sh's: that release's own
 #   iptables and glibc);
 #   the VM selftests (tools/testing/selftests/bpfilter/vm) and their C helpers
-#   (build/vm/bin, built by mk/vm.mk).
+#   (build/vm/bin, built by mk/vm.mk);
+#   with BENCH=1 also the NAT benchmark's guest side (tools/bench/
+#   nat_bench_guest.sh, build/bench/bench-conn), nft and nf_tables' modules.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -129,7 +131,8 @@ want=$(cd "$mdir" && ls kernel/net/netfilter/x_tables.ko* kernel/net/netfilter/x
 	kernel/net/netfilter/nf_log_syslog.ko* kernel/net/netfilter/nfnetlink_log.ko* \
 	kernel/net/netfilter/ipset/*.ko* kernel/lib/ts_*.ko* kernel/net/bridge/*.ko* \
 	kernel/net/ipv4/netfilter/*.ko* kernel/net/ipv6/netfilter/*.ko* \
-	kernel/drivers/net/veth.ko*)
+	kernel/drivers/net/veth.ko* \
+	$([ -n "${BENCH:-}" ] && echo kernel/net/netfilter/nf_tables.ko* kernel/net/netfilter/nft_*.ko*))
 closure=$(awk -v want="$want" '
 	BEGIN { n = split(want, w, "\n"); for (i = 1; i <= n; i++) need[w[i]] = 1 }
 	{ sub(":", "", $1); deps[$1] = $0 }
@@ -173,6 +176,11 @@ done
 # sockopt_fuzz's seeds: fuzz_blob's corpus of valid replace blobs.
 mkdir -p "$root/selftests/corpus"
 python3 tools/testing/selftests/bpfilter/fuzz_seeds.py "$root/selftests/corpus" > /dev/null || exit 1
+if [ -n "${BENCH:-}" ]; then
+	copy_from "$sys" /usr/sbin/nft
+	copy_from "" build/bench/bench-conn /selftests/bench-conn
+	cp tools/bench/nat_bench_guest.sh "$root/selftests/nat_bench.sh"
+fi
 cp scripts/vm/init "$root/init"
 cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"
 chmod 755 "$root/init" "$root"/selftests/*

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh KVER [tests|demo]
+# run.sh KVER [tests|demo|bench]
 #
 # Boot Debian's KVER kernel under QEMU (TCG, 2 vCPUs, 1 GiB) with the
 # initramfs of mkinitramfs.sh and run the selftests (or the demo) in it.
@@ -10,7 +10,8 @@
 # programs: the tests expect bpfilter to refuse what it cannot enforce; set
 # per kernel by the suite, never detected), VM_TIMEOUT (seconds, default 600),
 # INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
-# (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign).
+# (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign),
+# NAT_SIZES / NAT_SECONDS (bench: the NAT benchmark's sizes and seconds).
 #
 # Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
 # dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
@@ -41,6 +42,8 @@ append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backen
 [ -n "${NOBPF:-}" ] && append="$append vm_nobpf=1"
 [ -n "${RECORD:-}" ] && append="$append vm_record=1"
 [ -n "${VM_FUZZ_SECONDS:-}" ] && append="$append vm_fuzz_seconds=$VM_FUZZ_SECONDS"
+[ -n "${NAT_SIZES:-}" ] && append="$append vm_nat_sizes=$(echo "$NAT_SIZES" | tr ' ' ',')"
+[ -n "${NAT_SECONDS:-}" ] && append="$append vm_nat_seconds=$NAT_SECONDS"
 
 # -cpu qemu64,-cx16: this QEMU's TCG (7.2) corrupts SLUB's lockless
 # cmpxchg16b fast path now and then (double faults, random oopses within a
@@ -116,7 +119,7 @@ elif [ "${done_line#\# vm-done rc=}" != 0 ]; then
 	fail=$((fail + 1))
 fi
 fail=$((fail + problems))
-if [ "$mode" = demo ] && [ "$fail" -eq 0 ]; then
+if [ "$mode" != tests ] && [ "$fail" -eq 0 ]; then
 	pass=$((pass + 1))
 fi
 
