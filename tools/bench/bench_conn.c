@@ -130,17 +130,16 @@ static void client(int udp, int nsvc, int port, double secs, unsigned int seed, 
 	_exit(0);
 }
 
-static int run_clients(int udp, int nsvc, int port, double secs, int procs)
+/*
+ * Add up what @procs children wrote to pipe @p (done, failed), reap them
+ * and print "@what=N seconds=S rate=R failed=F" since @start.
+ */
+static int report(int p[2], int procs, double start, const char *what)
 {
 	long total[2] = { 0, 0 }, n[2];
-	double start = now();
-	int p[2], i;
+	double secs;
+	int i;
 
-	if (pipe(p))
-		return perror("pipe"), 1;
-	for (i = 0; i < procs; i++)
-		if (!fork())
-			client(udp, nsvc, port, secs, 7919u * (i + 1) + (unsigned int)getpid(), p[1]);
 	close(p[1]);
 	for (i = 0; i < procs; i++) {
 		if (read(p[0], n, sizeof(n)) != sizeof(n))
@@ -151,9 +150,22 @@ static int run_clients(int udp, int nsvc, int port, double secs, int procs)
 	while (wait(NULL) > 0)
 		;
 	secs = now() - start;
-	printf("conns=%ld seconds=%.2f rate=%.0f failed=%ld\n", total[0], secs, total[0] / secs,
-	       total[1]);
+	printf("%s=%ld seconds=%.2f rate=%.0f failed=%ld\n", what, total[0], secs,
+	       total[0] / secs, total[1]);
 	return 0;
+}
+
+static int run_clients(int udp, int nsvc, int port, double secs, int procs)
+{
+	double start = now();
+	int p[2], i;
+
+	if (pipe(p))
+		return perror("pipe"), 1;
+	for (i = 0; i < procs; i++)
+		if (!fork())
+			client(udp, nsvc, port, secs, 7919u * (i + 1) + (unsigned int)getpid(), p[1]);
+	return report(p, procs, start, "conns");
 }
 
 /* The IPv4 header checksum of @h (20 bytes). */
@@ -219,7 +231,6 @@ static void flooder(int ifindex, const uint8_t *src, const uint8_t *dst, int nsv
 
 static int flood(const char *ifname, const char *mac, int nsvc, double secs, int procs)
 {
-	long total[2] = { 0, 0 }, n[2];
 	uint8_t dst[6], src[6];
 	double start = now();
 	struct ifreq ifr = {};
@@ -239,19 +250,7 @@ static int flood(const char *ifname, const char *mac, int nsvc, double secs, int
 	for (i = 0; i < procs; i++)
 		if (!fork())
 			flooder(if_nametoindex(ifname), src, dst, nsvc, secs, 1000003u * i, p[1]);
-	close(p[1]);
-	for (i = 0; i < procs; i++) {
-		if (read(p[0], n, sizeof(n)) != sizeof(n))
-			break;
-		total[0] += n[0];
-		total[1] += n[1];
-	}
-	while (wait(NULL) > 0)
-		;
-	secs = now() - start;
-	printf("sent=%ld seconds=%.2f rate=%.0f failed=%ld\n", total[0], secs, total[0] / secs,
-	       total[1]);
-	return 0;
+	return report(p, procs, start, "sent");
 }
 
 int main(int argc, char **argv)
