@@ -173,6 +173,10 @@ int holds_prepare(struct context *ctx, const struct netns *ns, struct table *t)
 	holds_number(t, (uint32_t)ns->kind->id << HOLD_KIND_SHIFT |
 			((cur->hold_base + cur->num_holds) & HOLD_SEQ_MASK));
 	err = holds_records(t, ns->kind->id, &buf, &len);
+	if (err == -ENOMEM)
+		bf_err(ctx, "replace '%s': %u matches and targets run by the kernel: more than "
+		       "bpfilter.ko holds (%u records, %u bytes)", t->name, t->num_holds,
+		       BPFILTER_HOLDS_MAX, BPFILTER_HOLDS_MAX_SIZE);
 	if (err || !buf)
 		return err;
 	if (!(ctx->req_flags & BPFILTER_REQ_HOLD_CAPABLE) || ctx->state_dir_fd < 0) {

@@ -93,8 +93,9 @@ enum bpfilter_mbox_control {
 #define BPFILTER_REPLY_HOLD_COMMIT	(1U << 3)	/* the table replaced is in force */
 
 #define BPFILTER_HOLDS_FILE	"holds"
-#define BPFILTER_HOLDS_MAX	4096		/* records in the file */
-#define BPFILTER_HOLDS_MAX_SIZE	(4U << 20)	/* bytes of the file */
+/* A Kubernetes node's nat table holds one DNAT target per service endpoint. */
+#define BPFILTER_HOLDS_MAX	65536		/* records in the file */
+#define BPFILTER_HOLDS_MAX_SIZE	(16U << 20)	/* bytes of the file */
 
 /*
  * One record of BPFILTER_HOLDS_FILE, followed by size bytes of payload.
