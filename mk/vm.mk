@@ -21,6 +21,8 @@ $(VM_BIN)/%: $(VM_SRC)/%.c
 	@mkdir -p $(@D)
 	$(CC) $(VM_CFLAGS) -o $@ $<
 
+$(VM_BIN)/tcp_flags $(VM_BIN)/flow_probe: $(VM_SRC)/inet_csum.h
+
 # A 32-bit caller, freestanding so that no 32-bit libc is needed.
 $(VM_BIN)/ipt_probe32: $(VM_SRC)/ipt_probe32.c
 	@mkdir -p $(@D)
@@ -33,7 +35,7 @@ $(VM_BIN)/nflog_listen: $(VM_SRC)/nflog_listen.c
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -static,$(VM_CFLAGS)) -o $@ $< -lmnl
 
-vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags \
+vm-bins: $(VM_BIN)/dropuid $(VM_BIN)/ipt_probe $(VM_BIN)/ipt_probe32 $(VM_BIN)/tcp_flags $(VM_BIN)/flow_probe \
 	$(VM_BIN)/nflog_listen $(VM_BIN)/sig_storm $(VM_BIN)/sockopt_fuzz
 
 vm-initramfs: vm-bins

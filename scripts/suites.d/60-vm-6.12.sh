@@ -26,4 +26,7 @@ rc=0
 for backend in ip_tables bpfilter; do
 	BACKEND=$backend bash scripts/vm/run.sh "$kver" tests || rc=1
 done
+# The differential NAT test: the two boots' records of test_nat_diff.sh.
+bash scripts/vm/natdiff.sh "build/vm/$kver/console-tests-ip_tables.log" \
+	"build/vm/$kver/console-tests-bpfilter.log" || rc=1
 exit $rc

@@ -23,10 +23,14 @@ bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
 	SYSROOT=$sysroot bash scripts/vm/mkinitramfs.sh "$kver" "build/vm/$kver/initrd.gz" > /dev/null ||
 	fail "cannot prepare the $kver VM"
 # The sockopt fuzz runs its default bound on 6.12; here it shows the
-# trixie-built module under the same fuzzer for a shorter one.
+# trixie-built module under the same fuzzer for a shorter one, and the
+# differential NAT test compares 5 random nat tables (20 on 6.12).
 rc=0
 for backend in ip_tables bpfilter; do
-	BACKEND=$backend VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} \
+	BACKEND=$backend VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
 		bash scripts/vm/run.sh "$kver" tests || rc=1
 done
+# The differential NAT test: the two boots' records of test_nat_diff.sh.
+bash scripts/vm/natdiff.sh "build/vm/$kver/console-tests-ip_tables.log" \
+	"build/vm/$kver/console-tests-bpfilter.log" || rc=1
 exit $rc

@@ -34,7 +34,7 @@ if [ ! -f "$kdir/lib/modules/$kver/modules.dep" ]; then
 	echo "mkinitramfs: no kernel in $kdir; run scripts/vm/fetch-kernel.sh $kver" >&2
 	exit 1
 fi
-vm_bins="dropuid ipt_probe ipt_probe32 tcp_flags nflog_listen sig_storm sockopt_fuzz"
+vm_bins="dropuid ipt_probe ipt_probe32 tcp_flags flow_probe nflog_listen sig_storm sockopt_fuzz"
 for b in $vm_bins; do
 	if [ ! -x "$bindir/$b" ]; then
 		echo "mkinitramfs: $bindir/$b missing; run make vm-bins" >&2

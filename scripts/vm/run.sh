@@ -11,6 +11,7 @@
 # per kernel by the suite, never detected), VM_TIMEOUT (seconds, default 600),
 # INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
 # (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign),
+# NAT_DIFF_SEEDS (how many random nat tables test_nat_diff.sh compares),
 # NAT_SIZES / NAT_SECONDS (bench: the NAT benchmark's sizes and seconds).
 #
 # Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
@@ -42,6 +43,7 @@ append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backen
 [ -n "${NOBPF:-}" ] && append="$append vm_nobpf=1"
 [ -n "${RECORD:-}" ] && append="$append vm_record=1"
 [ -n "${VM_FUZZ_SECONDS:-}" ] && append="$append vm_fuzz_seconds=$VM_FUZZ_SECONDS"
+[ -n "${NAT_DIFF_SEEDS:-}" ] && append="$append vm_nat_diff_seeds=$NAT_DIFF_SEEDS"
 [ -n "${NAT_SIZES:-}" ] && append="$append vm_nat_sizes=$(echo "$NAT_SIZES" | tr ' ' ',')"
 [ -n "${NAT_SECONDS:-}" ] && append="$append vm_nat_seconds=$NAT_SECONDS"
 

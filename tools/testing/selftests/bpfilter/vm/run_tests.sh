@@ -52,7 +52,7 @@ fi
 
 all="test_basic.sh test_save_restore.sh test_errors.sh test_privs.sh test_netns.sh
 test_bpf_traffic.sh test_matches.sh test_mark.sh test_conntrack.sh test_reject.sh test_log.sh test_nflog.sh test_recent.sh test_addrtype.sh test_owner.sh test_set.sh test_hashlimit.sh test_connlimit.sh test_string.sh test_time.sh test_physdev.sh test_cgroup.sh test_server_firewall.sh test_concurrency.sh test_signals.sh test_limits.sh test_helper_kill.sh test_crash_traffic.sh test_verifier_fault.sh test_sockopt_fuzz.sh test_ip6.sh test_ip6_stateful.sh test_module_cycle.sh
-test_raw.sh test_nat.sh test_kube_proxy.sh"
+test_raw.sh test_nat.sh test_kube_proxy.sh test_docker.sh test_nat_diff.sh"
 # Without BPF netfilter programs bpfilter refuses every table it cannot
 # enforce: test_nobpf.sh covers reads, refusals, errors, privileges,
 # namespaces, a killed helper and readers; test_module_cycle.sh the reloads.

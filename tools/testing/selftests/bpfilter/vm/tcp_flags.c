@@ -17,18 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static uint16_t csum(const unsigned char *p, size_t len, uint32_t sum)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return ~sum & 0xffff;
-}
+#include "inet_csum.h"
 
 int main(int argc, char **argv)
 {
@@ -69,7 +58,7 @@ int main(int argc, char **argv)
 	pseudo[10] = 0;
 	pseudo[11] = 20;
 	memcpy(pseudo + 12, tcp, 20);
-	c = csum(pseudo, sizeof(pseudo), 0);
+	c = inet_csum(pseudo, sizeof(pseudo), 0);
 	tcp[16] = c >> 8;
 	tcp[17] = c & 0xff;
 	memcpy(&dst.sin_addr, pkt + 16, 4);

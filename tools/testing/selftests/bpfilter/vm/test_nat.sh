@@ -225,6 +225,27 @@ ok_if "... conntrack: the endpoint answered the bridge address" \
 ok_if "... and the mark was taken off again before MASQUERADE" \
 	test "$(natpkts KUBE-POSTROUTING 2)" = 30
 
+# --- hairpin: the container reaches its own published port ----------------
+# The container engine's rules without its userland proxy: the published
+# port's DNAT also takes the container's own connections to the host's
+# address, and a MASQUERADE rule for the container to itself makes K
+# answer H rather than itself. The engine also turns hairpin mode on for
+# the container's bridge port: with br_netfilter loaded (an earlier test
+# loads it) the DNAT happens on the bridge, which must send the frame back
+# out of the port it came in by.
+$IP -n $H link set vethK type bridge_slave hairpin on
+check "H: -A PREROUTING -s 10.254.7.2 -d 10.254.6.2 -p tcp --dport 8081 -j DNAT --to-destination 10.254.7.2:80" 0 \
+	$NH $IPT -t nat -A PREROUTING -s 10.254.7.2 -d 10.254.6.2 -p tcp --dport 8081 -j DNAT --to-destination 10.254.7.2:80
+check "H: -A POSTROUTING -s 10.254.7.2 -d 10.254.7.2 -p tcp --dport 80 -j MASQUERADE" 0 \
+	$NH $IPT -t nat -A POSTROUTING -s 10.254.7.2 -d 10.254.7.2 -p tcp --dport 80 -j MASQUERADE
+ok_if "K reaches itself through H's published port 8081" \
+	test "$(ask $K 10.254.6.2 8081)" = k-web
+expect "... conntrack: K's own port 80 answers H's bridge address" 0 ct 'dport=8081 ' <<'EOF'
+src=10.254.7.2 dst=10.254.6.2 sport=PORT dport=8081 src=10.254.7.2 dst=10.254.7.1 sport=80 dport=PORT [ASSURED]
+EOF
+ok_if "... the DNAT and the hairpin MASQUERADE counted it once each" \
+	test "$(natpkts PREROUTING 5) $(natpkts POSTROUTING 4)" = "1 1"
+
 # --- IPv6: ip6table_nat's table, the same published port and way out ------
 IP6T=ip6tables-legacy
 $IP -n $C addr add fd00:254:6::1/64 dev ${C}0 nodad

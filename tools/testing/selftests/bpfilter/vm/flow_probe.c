@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flow_probe: send the first packet of one IPv4 flow per line of stdin,
+ *   udp|tcp SRC SPORT DST DPORT
+ * a UDP datagram with 16 bytes of payload or a TCP SYN, from a raw socket,
+ * so any source address can be written and no socket answers the reply.
+ * The packets leave in the order of the lines from one CPU: through veth
+ * they reach the next namespace's netfilter hooks in that order too, which
+ * the differential NAT test needs (statistic's nth counters, which flow
+ * takes a port first). A packet the kernel refuses (a NAT target's route
+ * that does not exist) is reported as "flow N: error" and the rest still
+ * go. Prints "flow_probe: sent N failed M"; exits 0 if every packet was sent.
+ *
+ * flow_probe listen PORT...: listen on TCP PORT... (any address) until
+ * killed, accepting nothing: a SYN to one is answered with a SYN-ACK, where
+ * a closed port's RST would end the flow's conntrack entry before the test
+ * reads it.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "inet_csum.h"
+
+#define PAYLOAD 16
+
+/* Writes the packet for one flow into pkt and returns its length, 0 on a bad line. */
+static size_t build(unsigned char *pkt, const char *line, uint16_t id)
+{
+	char proto[8], src[32], dst[32];
+	unsigned char pseudo[12 + 20 + PAYLOAD];
+	unsigned int sport, dport;
+	unsigned char *l4 = pkt + 20;
+	size_t l4len;
+	uint16_t c;
+
+	if (sscanf(line, "%7s %31s %u %31s %u", proto, src, &sport, dst, &dport) != 5 ||
+	    sport > 65535 || dport > 65535)
+		return 0;
+	memset(pkt, 0, 20 + 20 + PAYLOAD);
+	if (!strcmp(proto, "udp")) {
+		l4len = 8 + PAYLOAD;
+		pkt[9] = IPPROTO_UDP;
+		l4[4] = l4len >> 8;
+		l4[5] = l4len & 0xff;
+		memcpy(l4 + 8, "bpfilter natdiff", PAYLOAD);
+	} else if (!strcmp(proto, "tcp")) {
+		l4len = 20;
+		pkt[9] = IPPROTO_TCP;
+		l4[7] = 1;		/* sequence number 1 */
+		l4[12] = 5 << 4;
+		l4[13] = 0x02;		/* SYN */
+		l4[15] = 0xff;		/* window */
+	} else {
+		return 0;
+	}
+	pkt[0] = 0x45;
+	pkt[2] = (20 + l4len) >> 8;
+	pkt[3] = (20 + l4len) & 0xff;
+	pkt[4] = id >> 8;
+	pkt[5] = id & 0xff;
+	pkt[8] = 64;
+	if (inet_pton(AF_INET, src, pkt + 12) != 1 ||
+	    inet_pton(AF_INET, dst, pkt + 16) != 1)
+		return 0;
+	l4[0] = sport >> 8;
+	l4[1] = sport & 0xff;
+	l4[2] = dport >> 8;
+	l4[3] = dport & 0xff;
+	memcpy(pseudo, pkt + 12, 8);
+	pseudo[8] = 0;
+	pseudo[9] = pkt[9];
+	pseudo[10] = l4len >> 8;
+	pseudo[11] = l4len & 0xff;
+	memcpy(pseudo + 12, l4, l4len);
+	c = inet_csum(pseudo, 12 + l4len, 0);
+	if (pkt[9] == IPPROTO_UDP && !c)
+		c = 0xffff;
+	l4[pkt[9] == IPPROTO_UDP ? 6 : 16] = c >> 8;
+	l4[pkt[9] == IPPROTO_UDP ? 7 : 17] = c & 0xff;
+	return 20 + l4len;
+}
+
+static int listen_on(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	int i, fd, one = 1;
+
+	for (i = 2; i < argc; i++) {
+		a.sin_port = htons(strtoul(argv[i], NULL, 10));
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128)) {
+			fprintf(stderr, "flow_probe: listen %s: %s\n", argv[i], strerror(errno));
+			return 1;
+		}
+	}
+	printf("flow_probe: listening\n");
+	fflush(stdout);
+	for (;;)
+		pause();
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in dst = { .sin_family = AF_INET };
+	unsigned char pkt[20 + 20 + PAYLOAD];
+	unsigned int lineno = 0, sent = 0, failed = 0;
+	char line[256];
+	cpu_set_t cpu0;
+	size_t len;
+	int fd;
+
+	if (argc > 1 && !strcmp(argv[1], "listen"))
+		return listen_on(argc, argv);
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(0, sizeof(cpu0), &cpu0)) {
+		perror("flow_probe: sched_setaffinity");
+		return 1;
+	}
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		perror("flow_probe: socket");
+		return 1;
+	}
+	while (fgets(line, sizeof(line), stdin)) {
+		lineno++;
+		len = build(pkt, line, 0x4000 + lineno);
+		if (!len) {
+			fprintf(stderr, "flow_probe: line %u: bad flow: %s", lineno, line);
+			return 1;
+		}
+		memcpy(&dst.sin_addr, pkt + 16, 4);
+		if (sendto(fd, pkt, len, 0, (struct sockaddr *)&dst, sizeof(dst)) != (ssize_t)len) {
+			printf("flow %u: %s\n", lineno, strerror(errno));
+			failed++;
+			continue;
+		}
+		sent++;
+	}
+	close(fd);
+	printf("flow_probe: sent %u failed %u\n", sent, failed);
+	return failed ? 1 : 0;
+}
