@@ -102,6 +102,30 @@ ns_kill()
 	done
 }
 
+# ask NS DST PORT: what a server answers a TCP connection from NS ("" if none).
+ask()
+{
+	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" 2>/dev/null
+}
+
+# text_server NS PORT TEXT: a TCP server in NS that answers every
+# connection to PORT with TEXT (in the background; ns_kill ends it).
+text_server()
+{
+	printf '#!/bin/sh\necho %s\n' "$3" > "/tmp/srv-$3.sh"
+	chmod +x "/tmp/srv-$3.sh"
+	$IP netns exec "$1" nc -ll -p "$2" -e "/tmp/srv-$3.sh" &
+}
+
+# tcp_ct NS PATTERN: NS's IPv4 TCP conntrack entries matching PATTERN, without
+# the state, timeout and what follows the status, ephemeral ports as PORT.
+tcp_ct()
+{
+	$IP netns exec "$1" cat /proc/net/nf_conntrack | grep -- "$2" |
+		sed 's/^ipv4 *2 tcp *6 [0-9]* [A-Z_]* //; s/ mark=.*//;
+		     s/port=[3-6][0-9][0-9][0-9][0-9]/port=PORT/g'
+}
+
 # ns_pair C CADDR S SADDR: namespaces C and S (made anew, lo up) joined by a
 # veth pair named ${C}0 / ${S}0, with CADDR and SADDR (/24) on its ends.
 ns_pair()

@@ -36,26 +36,10 @@ pkts()
 	$NH $IPT -w -t "$1" -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
 }
 
-# ask NS DST PORT: what a server answers a connection from NS ("" if none).
-ask()
-{
-	$IP netns exec "$1" sh -c "nc -w 2 $2 $3 < /dev/null" 2>/dev/null
-}
-
-# ct PATTERN: H's TCP conntrack entries matching PATTERN, as test_nat.sh.
+# ct PATTERN: H's TCP conntrack entries matching PATTERN (tcp_ct).
 ct()
 {
-	$NH cat /proc/net/nf_conntrack | grep -- "$1" |
-		sed 's/^ipv4 *2 tcp *6 [0-9]* [A-Z_]* //; s/ mark=.*//;
-		     s/port=[3-6][0-9][0-9][0-9][0-9]/port=PORT/g'
-}
-
-server()
-{
-	# server NS PORT TEXT: answers every connection with TEXT
-	printf '#!/bin/sh\necho %s\n' "$3" > "/tmp/dk-$3.sh"
-	chmod +x "/tmp/dk-$3.sh"
-	$IP netns exec "$1" nc -ll -p "$2" -e "/tmp/dk-$3.sh" &
+	tcp_ct $H "$1"
 }
 
 # bridge NAME ADDR NS NSADDR: a bridge in H with ADDR/24 and a container NS on it.
@@ -84,9 +68,9 @@ bridge docker0 10.254.22.1 $K 10.254.22.2
 bridge br-net2 10.254.23.1 $K2 10.254.23.2
 $NH sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
 $IP -n $C route add 10.254.22.0/24 via 10.254.21.2
-server $K 80 k-web
-server $K2 80 k2-web
-server $C 7001 c-srv
+text_server $K 80 k-web
+text_server $K2 80 k2-web
+text_server $C 7001 c-srv
 sleep 1
 
 cat > /tmp/docker.rules <<'RULES'

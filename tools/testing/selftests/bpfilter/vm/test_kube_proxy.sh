@@ -36,11 +36,6 @@ pkts()
 	$NH $IPT -w -t "$1" -nvxL "$2" | awk -v r="$3" 'NR == r + 2 { print $1 }'
 }
 
-ask()
-{
-	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" 2>/dev/null
-}
-
 # svc I: service I's ClusterIP.
 svc()
 {
@@ -64,11 +59,7 @@ $IP -n $C route add 10.96.0.0/12 via 10.254.16.2
 $IP -n $H route add 10.96.0.0/12 dev cbr0
 $NH sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
 # Pod ports 8081-8083: service I's endpoint is 10.254.17.2:808(1 + I % 3).
-for p in 1 2 3; do
-	printf '#!/bin/sh\necho pod%s\n' $p > /tmp/kp-pod$p.sh
-	chmod +x /tmp/kp-pod$p.sh
-	$IP netns exec $P nc -ll -p 808$p -e /tmp/kp-pod$p.sh &
-done
+for p in 1 2 3; do text_server $P 808$p pod$p; done
 sleep 1
 
 # kube-proxy's rules for $N services with one endpoint each, service 7

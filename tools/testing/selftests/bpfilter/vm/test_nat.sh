@@ -34,33 +34,16 @@ natpkts()
 	$NH $IPT -w -t nat -nvxL "$1" | awk -v r="$2" 'NR == r + 2 { print $1 }'
 }
 
-# ask NS DST PORT: what a server answers a connection from NS.
-ask()
-{
-	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" 2>/dev/null
-}
-
-# ct PATTERN: H's TCP conntrack entries matching PATTERN, without the state,
-# timeout and what follows the status, ephemeral ports as PORT.
+# ct PATTERN: H's TCP conntrack entries matching PATTERN (tcp_ct).
 ct()
 {
-	$NH cat /proc/net/nf_conntrack | grep -- "$1" |
-		sed 's/^ipv4 *2 tcp *6 [0-9]* [A-Z_]* //; s/ mark=.*//;
-		     s/port=[3-6][0-9][0-9][0-9][0-9]/port=PORT/g'
+	tcp_ct $H "$1"
 }
 
 # has TEXT REGEX: TEXT has a line matching REGEX.
 has()
 {
 	printf '%s\n' "$1" | grep -qE -- "$2"
-}
-
-server()
-{
-	# server NS PORT TEXT: answers every connection with TEXT
-	printf '#!/bin/sh\necho %s\n' "$3" > "/tmp/nat-$3.sh"
-	chmod +x "/tmp/nat-$3.sh"
-	$IP netns exec "$1" nc -ll -p "$2" -e "/tmp/nat-$3.sh" &
 }
 
 cleanup
@@ -76,11 +59,11 @@ for l in br0 vethK; do $IP -n $H link set $l up; done
 $IP -n $K link set eth0 up
 $IP -n $K route add default via 10.254.7.1
 $NH sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
-server $K 80 k-web
-server $C 7001 c-srv
-server $C 7002 c-snat
-server $H 7070 h-redirect
-for ep in 1 2 3; do server $K 8$ep ep$ep; done
+text_server $K 80 k-web
+text_server $C 7001 c-srv
+text_server $C 7002 c-snat
+text_server $H 7070 h-redirect
+for ep in 1 2 3; do text_server $K 8$ep ep$ep; done
 $IP -n $C route add 10.96.0.0/12 via 10.254.6.2
 $IP -n $C route add 10.254.8.0/24 via 10.254.6.2
 sleep 1
