@@ -66,8 +66,8 @@ cat "$out"/ip_tables.log "$out"/bpfilter.log | awk -v sizes="$sizes" '
 		printf "\n%-8s %-5s %10s %10s %10s %10s %12s %12s %10s\n", "services", "proto",
 			"iptables", "nft", "nft-vmap", "bpfilter", "bpf/iptables", "bpf/nft-vmap", "load s"
 		for (i = 1; i <= n; i++)
-			for (p = 0; p < 2; p++) {
-				pr = p ? "udp" : "tcp"
+			for (p = 0; p < 3; p++) {
+				pr = p == 0 ? "tcp" : p == 1 ? "udp" : "flood"
 				ipt = r["iptables", s[i], pr] + 0; bpf = r["bpfilter", s[i], pr] + 0
 				v2 = r["nft-vmap(2)", s[i], pr] + 0
 				printf "%-8s %-5s %10d %10d %10d %10d %12s %12s %10s\n", s[i], pr, ipt,
@@ -77,6 +77,21 @@ cat "$out"/ip_tables.log "$out"/bpfilter.log | awk -v sizes="$sizes" '
 					sprintf("%s/%s", l["iptables", s[i]], l["bpfilter", s[i]])
 			}
 		print "(connections per second; nft-vmap measured in the bpfilter boot for bpf/nft-vmap;"
+		print " flood: new UDP flows the node forwards, its NAT capacity;"
 		print " load s: iptables-legacy-restore of the ruleset, ip_tables / bpfilter)"
+		# What the services add to each new flow, over the smallest size: the
+		# cost of the nat table itself, without what every flow costs anyway.
+		printf "\n%-8s %14s %14s %14s %12s\n", "services", "iptables us", "nft-vmap us", "bpfilter us", "ipt/bpf"
+		for (i = 2; i <= n; i++) {
+			a = cost("iptables", s[i], s[1]); v = cost("nft-vmap(2)", s[i], s[1])
+			b = cost("bpfilter", s[i], s[1])
+			printf "%-8s %14s %14s %14s %12s\n", s[i], a, v, b,
+				(a != "-" && b != "-" && b > 0.5) ? sprintf("%.1fx", a / b) : "-"
+		}
+		print "(microseconds each new flow (flood) costs more than with " s[1] " services)"
+	}
+	function cost(b, n, base,   x, y) {
+		x = r[b, n, "flood"] + 0; y = r[b, base, "flood"] + 0
+		return x && y ? sprintf("%.1f", 1e6 / x - 1e6 / y) : "-"
 	}'
 exit $rc

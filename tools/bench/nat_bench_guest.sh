@@ -23,7 +23,8 @@
 # (end to end: the sockets' own work is most of the cost), and a flood of
 # new UDP flows written as frames (bench-conn flood) of which the node
 # forwards what its NAT can take: that rate is the node's new-connection
-# capacity. Prints one line per measurement:
+# capacity. The flood is measured after a warm-up flood of NAT_WARMUP
+# seconds (default 5; 0: none). Prints one line per measurement:
 #   bench-nat: backend=B services=N proto=tcp|udp|flood rate=R failed=F served=S load_s=L
 # and "bench-nat: error ..." for anything that went wrong.
 set -u
@@ -31,6 +32,8 @@ BACKENDS=${BACKENDS:-iptables}
 SIZES=${NAT_SIZES:-10 1000 10000}
 SECS=${NAT_SECONDS:-10}
 PROCS=${NAT_PROCS:-2}
+# Seconds of warm-up flood before the measured one (0: none).
+WARM=${NAT_WARMUP:-5}
 bin=${BENCH_CONN:-/selftests/bench-conn}
 # iproute2's ip: busybox's has no netns.
 IP=/usr/sbin/ip
@@ -199,6 +202,14 @@ measure_flood()
 {
 	local be=$1 n=$2 ls=$3 mac tx0 tx1 out secs srv
 	mac=$($IP netns exec node cat /sys/class/net/nd0/address)
+	# A warm-up flood first, the same flows, then their entries' end (UDP
+	# timeout 2 s): TCG translates each new stretch of guest code on its
+	# first run, which costs a table made of code (bpfilter's programs)
+	# per service where ip_tables' one loop is translated once.
+	if [ "$WARM" != 0 ]; then
+		$IP netns exec cl $bin flood cl0 "$mac" "$n" "$WARM" "$PROCS" > /dev/null
+		sleep 3
+	fi
 	$IP netns exec ep $bin serve 8080 $((SECS + 3)) > /tmp/serve.out 2>&1 &
 	srv=$!
 	tx0=$(fwd_packets)
