@@ -102,10 +102,11 @@ ns_kill()
 	done
 }
 
-# ask NS DST PORT: what a server answers a TCP connection from NS ("" if none).
+# ask NS DST PORT [SECS]: what a server answers a TCP connection from NS
+# ("" if none in SECS, default 3; 1 is enough to see a SYN dropped).
 ask()
 {
-	$IP netns exec "$1" sh -c "nc -w 3 $2 $3 < /dev/null" 2>/dev/null
+	$IP netns exec "$1" sh -c "nc -w ${4:-3} $2 $3 < /dev/null" 2>/dev/null
 }
 
 # text_server NS PORT TEXT: a TCP server in NS that answers every

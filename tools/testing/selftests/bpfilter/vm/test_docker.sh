@@ -163,20 +163,20 @@ ok_if "... docker0's MASQUERADE counted it once, br-net2's did not" \
 ok_if "K2 reaches C's server too" test "$(ask $K2 10.254.21.1 7001)" = c-srv
 ok_if "... br-net2's MASQUERADE counted it" test "$(pkts nat POSTROUTING 1)" = 1
 
-ok_if "C cannot reach K's address directly" test -z "$(ask $C 10.254.22.2 80)"
+ok_if "C cannot reach K's address directly" test -z "$(ask $C 10.254.22.2 80 1)"
 ok_if "... raw PREROUTING dropped its SYNs before conntrack" test "$(pkts raw PREROUTING 1)" -ge 1
 ok_if "... and conntrack never saw them" \
 	test -z "$(ct 'src=10.254.21.1 dst=10.254.22.2 sport=[0-9]* dport=80 ')"
 ok_if "K2 cannot reach K's address directly either (not from docker0)" \
-	test -z "$(ask $K2 10.254.22.2 80)"
+	test -z "$(ask $K2 10.254.22.2 80 1)"
 ok_if "... raw PREROUTING dropped those SYNs too" \
 	test -z "$(ct 'src=10.254.23.2 dst=10.254.22.2 sport=[0-9]* dport=80 ')"
 ok_if "K2 cannot reach K through the published port: isolation, after the DNAT" \
-	test -z "$(ask $K2 10.254.21.2 8080)"
+	test -z "$(ask $K2 10.254.21.2 8080 1)"
 ok_if "... DOCKER-ISOLATION-STAGE-2 dropped it on its way to docker0" \
 	test "$(pkts filter DOCKER-ISOLATION-STAGE-2 1)" -ge 1
 ok_if "... after nat's DNAT had taken each of its SYNs" test "$(pkts nat DOCKER 1)" -ge 4
-ok_if "K cannot reach K2: isolation on the way to br-net2" test -z "$(ask $K 10.254.23.2 80)"
+ok_if "K cannot reach K2: isolation on the way to br-net2" test -z "$(ask $K 10.254.23.2 80 1)"
 ok_if "... DOCKER-ISOLATION-STAGE-2 dropped it" \
 	test "$(pkts filter DOCKER-ISOLATION-STAGE-2 2)" -ge 1
 ok_if "DOCKER-USER saw every forwarded first packet and more" \
