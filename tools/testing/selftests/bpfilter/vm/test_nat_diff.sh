@@ -41,42 +41,54 @@ S=ndS
 cleanup()
 {
 	ns_kill $C $R $S
-	for n in $C $R $S; do $IP netns del $n 2>/dev/null; done
+	printf 'netns del %s\n' $C $R $S | $IP -force -batch - 2>/dev/null
 }
 
 # A new C, R and S: a fresh conntrack table and a fresh nat table each seed.
 # Nothing answers a flow but R itself: the flows' addresses are R's
 # neighbours with made-up link addresses (C's and S's own addresses are
 # others), and R listens on every TCP port a flow can reach it on. An RST
-# would end a TCP flow's entry at a time of its own.
+# would end a TCP flow's entry at a time of its own. (One ip batch per
+# namespace: under TCG each command's process costs more than its work.)
 net_up()
 {
 	cleanup
-	for n in $C $R $S; do
-		$IP netns add $n || return 1
-		$IP -n $n link set lo up
-	done
-	$IP link add c0 netns $C type veth peer name rc0 netns $R || return 1
-	$IP link add rs0 netns $R type veth peer name s0 netns $S || return 1
-	$IP -n $C addr add 10.254.9.100/24 dev c0
-	$IP -n $R addr add 10.254.9.2/24 dev rc0
-	$IP -n $R addr add 10.254.10.1/24 dev rs0
-	$IP -n $S addr add 10.254.10.100/24 dev s0
-	$IP -n $C link set c0 up
-	$IP -n $R link set rc0 up
-	$IP -n $R link set rs0 up
-	$IP -n $S link set s0 up
-	$IP -n $C route add default via 10.254.9.2
-	$IP -n $R route add 10.254.12.0/24 via 10.254.10.2
-	for a in 1 3 4 5; do
-		$IP -n $R neigh add 10.254.9.$a lladdr 02:00:00:00:09:0$a dev rc0 nud permanent
-	done
-	for a in 2 3; do
-		$IP -n $R neigh add 10.254.10.$a lladdr 02:00:00:00:10:0$a dev rs0 nud permanent
-	done
+	$IP -batch - <<-EOF || return 1
+	netns add $C
+	netns add $R
+	netns add $S
+	link add c0 netns $C type veth peer name rc0 netns $R
+	link add rs0 netns $R type veth peer name s0 netns $S
+	EOF
+	$IP -n $C -batch - <<-EOF || return 1
+	link set lo up
+	addr add 10.254.9.100/24 dev c0
+	link set c0 up
+	route add default via 10.254.9.2
+	EOF
+	$IP -n $S -batch - <<-EOF || return 1
+	link set lo up
+	addr add 10.254.10.100/24 dev s0
+	link set s0 up
+	EOF
+	$IP -n $R -batch - <<-EOF || return 1
+	link set lo up
+	addr add 10.254.9.2/24 dev rc0
+	addr add 10.254.10.1/24 dev rs0
+	link set rc0 up
+	link set rs0 up
+	route add 10.254.12.0/24 via 10.254.10.2
+	neigh add 10.254.9.1 lladdr 02:00:00:00:09:01 dev rc0 nud permanent
+	neigh add 10.254.9.3 lladdr 02:00:00:00:09:03 dev rc0 nud permanent
+	neigh add 10.254.9.4 lladdr 02:00:00:00:09:04 dev rc0 nud permanent
+	neigh add 10.254.9.5 lladdr 02:00:00:00:09:05 dev rc0 nud permanent
+	neigh add 10.254.10.2 lladdr 02:00:00:00:10:02 dev rs0 nud permanent
+	neigh add 10.254.10.3 lladdr 02:00:00:00:10:03 dev rs0 nud permanent
+	EOF
+	rm -f /tmp/natdiff.listen
 	$IP netns exec $R sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward
-		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done'
-	$IP netns exec $R "$PROBE" listen 53 80 8080 7000 7001 7002 5000 7070 7071 7072 > /tmp/natdiff.listen &
+		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done
+		exec "$0" listen 53 80 8080 7000 7001 7002 5000 7070 7071 7072 > /tmp/natdiff.listen' "$PROBE" &
 	wait_for grep -q listening /tmp/natdiff.listen
 }
 
