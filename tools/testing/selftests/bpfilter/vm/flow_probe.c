@@ -36,10 +36,9 @@
 static size_t build(unsigned char *pkt, const char *line, uint16_t id)
 {
 	char proto[8], src[32], dst[32];
-	unsigned char pseudo[12 + 20 + PAYLOAD];
 	unsigned int sport, dport;
 	unsigned char *l4 = pkt + 20;
-	size_t l4len;
+	size_t l4len, csum_off;
 	uint16_t c;
 
 	if (sscanf(line, "%7s %31s %u %31s %u", proto, src, &sport, dst, &dport) != 5 ||
@@ -48,12 +47,14 @@ static size_t build(unsigned char *pkt, const char *line, uint16_t id)
 	memset(pkt, 0, 20 + 20 + PAYLOAD);
 	if (!strcmp(proto, "udp")) {
 		l4len = 8 + PAYLOAD;
+		csum_off = 6;
 		pkt[9] = IPPROTO_UDP;
 		l4[4] = l4len >> 8;
 		l4[5] = l4len & 0xff;
 		memcpy(l4 + 8, "bpfilter natdiff", PAYLOAD);
 	} else if (!strcmp(proto, "tcp")) {
 		l4len = 20;
+		csum_off = 16;
 		pkt[9] = IPPROTO_TCP;
 		l4[7] = 1;		/* sequence number 1 */
 		l4[12] = 5 << 4;
@@ -75,17 +76,11 @@ static size_t build(unsigned char *pkt, const char *line, uint16_t id)
 	l4[1] = sport & 0xff;
 	l4[2] = dport >> 8;
 	l4[3] = dport & 0xff;
-	memcpy(pseudo, pkt + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = pkt[9];
-	pseudo[10] = l4len >> 8;
-	pseudo[11] = l4len & 0xff;
-	memcpy(pseudo + 12, l4, l4len);
-	c = inet_csum(pseudo, 12 + l4len, 0);
+	c = inet_l4_csum(pkt, l4, l4len);
 	if (pkt[9] == IPPROTO_UDP && !c)
-		c = 0xffff;
-	l4[pkt[9] == IPPROTO_UDP ? 6 : 16] = c >> 8;
-	l4[pkt[9] == IPPROTO_UDP ? 7 : 17] = c & 0xff;
+		c = 0xffff;		/* UDP's zero means "no checksum" */
+	l4[csum_off] = c >> 8;
+	l4[csum_off + 1] = c & 0xff;
 	return 20 + l4len;
 }
 

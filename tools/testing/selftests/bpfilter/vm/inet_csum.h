@@ -5,8 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The Internet checksum (RFC 1071) of len bytes at p, added to sum. */
-static inline uint16_t inet_csum(const unsigned char *p, size_t len, uint32_t sum)
+/* sum plus len bytes at p as big-endian 16-bit words (RFC 1071), not folded. */
+static inline uint32_t inet_sum(const unsigned char *p, size_t len, uint32_t sum)
 {
 	size_t i;
 
@@ -14,6 +14,19 @@ static inline uint16_t inet_csum(const unsigned char *p, size_t len, uint32_t su
 		sum += (p[i] << 8) | p[i + 1];
 	if (len & 1)
 		sum += p[len - 1] << 8;
+	return sum;
+}
+
+/*
+ * The TCP or UDP checksum of the len bytes at l4 (checksum field zero)
+ * behind the IPv4 header iph: its pseudo header's addresses and protocol
+ * come from iph.
+ */
+static inline uint16_t inet_l4_csum(const unsigned char *iph, const unsigned char *l4, size_t len)
+{
+	uint32_t sum = inet_sum(iph + 12, 8, iph[9] + len);
+
+	sum = inet_sum(l4, len, sum);
 	while (sum >> 16)
 		sum = (sum & 0xffff) + (sum >> 16);
 	return ~sum & 0xffff;

@@ -21,7 +21,7 @@
 
 int main(int argc, char **argv)
 {
-	unsigned char pkt[40] = { 0 }, pseudo[12 + 20];
+	unsigned char pkt[40] = { 0 };
 	struct sockaddr_in dst = { .sin_family = AF_INET };
 	unsigned char *tcp = pkt + 20;
 	uint16_t sport, dport, c;
@@ -52,13 +52,7 @@ int main(int argc, char **argv)
 	tcp[12] = 5 << 4;
 	tcp[13] = strtoul(argv[5], NULL, 0);
 	tcp[15] = 0xff;			/* window */
-	memcpy(pseudo, pkt + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = IPPROTO_TCP;
-	pseudo[10] = 0;
-	pseudo[11] = 20;
-	memcpy(pseudo + 12, tcp, 20);
-	c = inet_csum(pseudo, sizeof(pseudo), 0);
+	c = inet_l4_csum(pkt, tcp, 20);
 	tcp[16] = c >> 8;
 	tcp[17] = c & 0xff;
 	memcpy(&dst.sin_addr, pkt + 16, 4);
