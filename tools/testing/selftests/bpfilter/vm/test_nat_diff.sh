@@ -105,9 +105,9 @@ gen_rules()
 		gsub("[@_]", " ", w)
 		return w
 	}
-	# The matches of a rule in chain c (hook h: pre, in, out, post or "" for
-	# a user chain); sets proto.
-	function matches(c, h,   m) {
+	# The matches of a rule in a chain of hook h (pre, in, out, post, or ""
+	# for a user chain); sets proto.
+	function matches(h,   m) {
 		m = ""
 		proto = ""
 		if (chance(0.5)) {
@@ -198,7 +198,7 @@ gen_rules()
 			n = pick(6)
 			for (j = 0; j < n; j++) {
 				nrule++
-				m = matches(bc[i], bh[i])
+				m = matches(bh[i])
 				print "-A " bc[i] m " " target(-1, bs[i], bh[i])
 			}
 		}
@@ -206,7 +206,7 @@ gen_rules()
 			n = 1 + pick(4)
 			for (j = 0; j < n; j++) {
 				nrule++
-				m = matches("U" k, "")
+				m = matches("")
 				print "-A U" k m " " target(k, uside[k], "")
 			}
 		}
@@ -235,9 +235,10 @@ flows()
 }
 
 # R's conntrack entries: protocol, both tuples and the mark, sorted. States
-# and flags go: whether S's RST or ICMP error has come back yet is timing.
-# A reply port outside 40000-41999 that is not the flow's own port was
-# chosen at random from a range of whole thousands: "~" and the thousand.
+# and flags go: whether R's SYN-ACK or an ICMP error has gone yet is timing.
+# A reply destination port in 30000-39999 was chosen at random from one of
+# the generator's ranges of whole thousands (the flows' own ports are
+# 40000-41999): "~" and the thousand.
 ct_tuples()
 {
 	$IP netns exec $R cat /proc/net/nf_conntrack |
@@ -299,11 +300,9 @@ record()
 }
 
 restored=0
-s=1
-while [ "$s" -le "$SEEDS" ]; do
+for s in $(seq 1 "$SEEDS"); do
 	if ! net_up; then
 		fail "seed $s: namespaces"
-		s=$((s + 1))
 		continue
 	fi
 	gen_rules "$s" > /tmp/natdiff.rules
@@ -312,7 +311,6 @@ while [ "$s" -le "$SEEDS" ]; do
 	if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ] && [ "$RC" -ne 2 ]; then
 		fail "seed $s: iptables-legacy-restore ended with $RC"
 		diag "$OUT"
-		s=$((s + 1))
 		continue
 	fi
 	if [ "$RC" -eq 0 ]; then
@@ -339,7 +337,6 @@ while [ "$s" -le "$SEEDS" ]; do
 	else
 		pass "seed $s: refused: $(printf '%s\n' "$OUT" | head -n1)"
 	fi
-	s=$((s + 1))
 done
 # The generator makes valid tables most of the time: a run that restores
 # few of them tests little.
