@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The VM selftests on Debian's 6.12 cloud kernel under QEMU (scripts/vm/):
-# first against the stock ip_tables modules (the reference, cheap: ~30 s),
-# then against bpfilter.ko.
+# against the stock ip_tables modules (the reference) and against bpfilter.ko,
+# both boots at once (scripts/vm/run-backends.sh).
 # Each run prints "# vm: RELEASE", TAP and a "# Totals:" line (check.sh sums
 # them); the suite fails if any run fails.
 set -u
@@ -23,9 +23,7 @@ if [ $? -ne 0 ]; then
 	exit 1
 fi
 rc=0
-for backend in ip_tables bpfilter; do
-	BACKEND=$backend bash scripts/vm/run.sh "$kver" tests || rc=1
-done
+bash scripts/vm/run-backends.sh "$kver" || rc=1
 # The differential NAT test: the two boots' records of test_nat_diff.sh.
 bash scripts/vm/natdiff.sh "build/vm/$kver/console-tests-ip_tables.log" \
 	"build/vm/$kver/console-tests-bpfilter.log" || rc=1

@@ -4,8 +4,8 @@
 # The VM selftests on Debian 13 (trixie): its own cloud kernel, with the
 # module built by trixie's compiler and headers, and its own iptables 1.8.11
 # and glibc in the initramfs (scripts/vm/trixie.sh makes the root, cached
-# after the first run). First against the stock ip_tables modules, then
-# against bpfilter.ko, as on 6.12.
+# after the first run). Against the stock ip_tables modules and against
+# bpfilter.ko, both boots at once, as on 6.12.
 # Each run prints "# vm: RELEASE", TAP and a "# Totals:" line (check.sh sums
 # them); the suite fails if any run fails.
 set -u
@@ -26,10 +26,8 @@ bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
 # trixie-built module under the same fuzzer for a shorter one, and the
 # differential NAT test compares 5 random nat tables (20 on 6.12).
 rc=0
-for backend in ip_tables bpfilter; do
-	BACKEND=$backend VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
-		bash scripts/vm/run.sh "$kver" tests || rc=1
-done
+VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
+	bash scripts/vm/run-backends.sh "$kver" || rc=1
 # The differential NAT test: the two boots' records of test_nat_diff.sh.
 bash scripts/vm/natdiff.sh "build/vm/$kver/console-tests-ip_tables.log" \
 	"build/vm/$kver/console-tests-bpfilter.log" || rc=1
