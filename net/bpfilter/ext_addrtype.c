@@ -35,7 +35,7 @@ static int addrtype1_check(struct context *ctx, const struct rule *r, const void
 		why = "input interface limitation not valid in POSTROUTING and OUTPUT";
 	if (!why)
 		return 0;
-	bf_dbg(ctx, "match 'addrtype': %s", why);
+	bf_xt_info(ctx, "xt_addrtype: %s", why);
 	return -EINVAL;
 }
 

@@ -28,7 +28,7 @@ static int ecn_check(struct context *ctx, const struct rule *r, const void *data
 	}
 	if ((info->operation & (XT_ECN_OP_MATCH_ECE | XT_ECN_OP_MATCH_CWR)) &&
 	    (r->ip.proto != IPPROTO_TCP || (r->ip.invflags & XT_INV_PROTO))) {
-		bf_dbg(ctx, "match 'ecn': cannot match TCP bits for non-tcp packets");
+		bf_xt_info(ctx, "xt_ecn: cannot match TCP bits for non-tcp packets");
 		return -EINVAL;
 	}
 	return 0;

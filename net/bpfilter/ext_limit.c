@@ -64,7 +64,7 @@ static int limit_check(struct context *ctx, const struct rule *rule, const void 
 		return -EOPNOTSUPP;
 	}
 	if (r->burst == 0 || user2credits(r->avg * r->burst, hz) < user2credits(r->avg, hz)) {
-		bf_dbg(ctx, "match 'limit': overflow, try lower: %u/%u", r->avg, r->burst);
+		bf_xt_info(ctx, "xt_limit: Overflow, try lower: %u/%u", r->avg, r->burst);
 		return -ERANGE;
 	}
 	return 0;

@@ -33,7 +33,7 @@ static int recent_check(struct context *ctx, const struct rule *r, const void *d
 
 	(void)r;
 	if (info->check_set & ~XT_RECENT_VALID_FLAGS) {
-		bf_dbg(ctx, "match 'recent': unsupported userspace flags (%08x)", info->check_set);
+		bf_xt_info(ctx, "xt_recent: Unsupported userspace flags (%08x)", info->check_set);
 		return -EINVAL;
 	}
 	if (!cmd || (cmd & (cmd - 1)))

@@ -18,19 +18,22 @@
 #include "rule.h"
 #include "target.h"
 
-/* A family's --reject-with numbers that the target treats apart. */
+/* A family's --reject-with numbers that the target treats apart, and its module's log lines. */
 struct reject_with {
 	uint32_t echoreply;	/* refused by checkentry */
 	uint32_t tcp_reset;	/* only for -p tcp */
 	uint32_t last;		/* past it the kernel sends nothing */
+	const char *echoreply_line, *tcp_reset_line;
 };
 
 static const struct reject_with reject_with4 = {
-	IPT_ICMP_ECHOREPLY, IPT_TCP_RESET, IPT_ICMP_ADMIN_PROHIBITED
+	IPT_ICMP_ECHOREPLY, IPT_TCP_RESET, IPT_ICMP_ADMIN_PROHIBITED,
+	"ipt_REJECT: ECHOREPLY no longer supported.", "ipt_REJECT: TCP_RESET invalid for non-tcp"
 };
 
 static const struct reject_with reject_with6 = {
-	IP6T_ICMP6_ECHOREPLY, IP6T_TCP_RESET, IP6T_ICMP6_REJECT_ROUTE
+	IP6T_ICMP6_ECHOREPLY, IP6T_TCP_RESET, IP6T_ICMP6_REJECT_ROUTE,
+	"ip6t_REJECT: ECHOREPLY is not supported", "ip6t_REJECT: TCP_RESET illegal for non-tcp"
 };
 
 /*
@@ -42,13 +45,13 @@ static int reject_check(struct context *ctx, const struct rule *r, uint32_t with
 			const struct reject_with *w)
 {
 	if (with == w->echoreply) {
-		bf_dbg(ctx, "target 'REJECT': ECHOREPLY no longer supported");
+		bf_xt_info(ctx, "%s", w->echoreply_line);
 		return -EINVAL;
 	}
 	if (with == w->tcp_reset &&
 	    (!(r->ip.flags & RULE_F_PROTO) || r->ip.proto != IPPROTO_TCP ||
 	     (r->ip.invflags & XT_INV_PROTO))) {
-		bf_dbg(ctx, "target 'REJECT': TCP_RESET invalid for non-tcp");
+		bf_xt_info(ctx, "%s", w->tcp_reset_line);
 		return -EINVAL;
 	}
 	return 0;

@@ -2,10 +2,14 @@
 /* Extension lookups by name and revision, as x_tables does them. */
 #include "extension.h"
 
+#include <stdio.h>
+
 #include <errno.h>
 #include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
+
+#include "codegen.h"
 
 static const struct ext_id *ext_at(const void *const *list, unsigned int i, size_t id_off)
 {
@@ -62,4 +66,18 @@ int ext_revision(const void *const *list, unsigned int n, size_t id_off, uint8_t
 	if (best < 0)
 		return -ENOENT;
 	return have ? 0 : -EPROTONOSUPPORT;
+}
+
+const char *ext_hooks_text(char *buf, size_t size, uint32_t mask)
+{
+	size_t len = 0;
+	unsigned int hook;
+
+	buf[0] = '\0';
+	for (hook = 0; hook < NF_INET_NUMHOOKS && len < size; hook++) {
+		if (mask & (1u << hook))
+			len += snprintf(buf + len, size - len, "%s%s", len ? "/" : "",
+					codegen_hook_name(hook));
+	}
+	return buf;
 }

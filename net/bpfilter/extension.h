@@ -44,5 +44,10 @@ int ext_find(const void *const *list, unsigned int n, size_t id_off, uint8_t nfp
 /* As xt_find_revision() for @nfproto: 0, -ENOENT (unknown name) or -EPROTONOSUPPORT. */
 int ext_revision(const void *const *list, unsigned int n, size_t id_off, uint8_t nfproto,
 		 const char *name, uint8_t revision);
+/*
+ * @mask's hooks as x_tables' textify_hooks() names them in its log lines,
+ * "PREROUTING/OUTPUT", in @buf of @size bytes; returns @buf.
+ */
+const char *ext_hooks_text(char *buf, size_t size, uint32_t mask);
 
 #endif

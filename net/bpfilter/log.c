@@ -3,17 +3,20 @@
 
 #include "log.h"
 
+#include <linux/bpfilter.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 void log_init(struct log *log, enum log_target target, enum log_level level)
 {
+	memset(log, 0, sizeof(*log));
 	log->fd = STDERR_FILENO;
-	log->kmsg = false;
 	log->levels = target == LOG_TO_MODULE;
 	log->level = level;
 	if (target == LOG_TO_KMSG) {
@@ -35,23 +38,16 @@ void log_fini(struct log *log)
 	log->kmsg = false;
 }
 
-void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
+/* Write @prefix and the formatted message as one line, one write(). */
+static void log_line(struct log *log, const char *prefix, const char *fmt, va_list ap)
 {
 	char buf[1024];
-	va_list ap;
-	int n = 0;
 	ssize_t ret;
+	int n;
 
-	if (level > log->level)
-		return;
 	/* kmsg and the module take one record per write(): build the whole line first. */
-	if (log->levels)
-		n = snprintf(buf, sizeof(buf), "<%d>bpfilter: ", level);
-	else
-		n = snprintf(buf, sizeof(buf), "bpfilter: ");
-	va_start(ap, fmt);
+	n = snprintf(buf, sizeof(buf), "%s", prefix);
 	n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
-	va_end(ap);
 	if (n >= (int)sizeof(buf) - 1)
 		n = sizeof(buf) - 2;
 	if (buf[n - 1] != '\n')
@@ -59,4 +55,69 @@ void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
 	do {
 		ret = write(log->fd, buf, n);
 	} while (ret < 0 && errno == EINTR);
+}
+
+void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
+{
+	char prefix[32];
+	va_list ap;
+
+	if (level > log->level)
+		return;
+	if (log->levels)
+		snprintf(prefix, sizeof(prefix), "<%d>bpfilter: ", level);
+	else
+		snprintf(prefix, sizeof(prefix), "bpfilter: ");
+	va_start(ap, fmt);
+	log_line(log, prefix, fmt, ap);
+	va_end(ap);
+}
+
+/* __ratelimit() for the call site @site: true if its line may print now. */
+static bool log_xt_allowed(struct log *log, const void *site)
+{
+	struct log_xt_site *s = NULL, *oldest = &log->xt_sites[0];
+	struct timespec ts;
+	uint64_t now;
+	int i;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	for (i = 0; i < LOG_XT_SITES && !s; i++) {
+		if (log->xt_sites[i].site == site)
+			s = &log->xt_sites[i];
+		else if (log->xt_sites[i].begin < oldest->begin)
+			oldest = &log->xt_sites[i];
+	}
+	if (!s) {
+		s = oldest;
+		s->site = site;
+		s->begin = 0;
+	}
+	if (!s->begin || now - s->begin >= LOG_XT_INTERVAL_NS) {
+		s->begin = now;
+		s->printed = 0;
+	}
+	if (s->printed >= LOG_XT_BURST)
+		return false;
+	s->printed++;
+	return true;
+}
+
+void log_xt(struct log *log, const void *site, enum log_level level, const char *fmt, ...)
+{
+	char prefix[32];
+	va_list ap;
+
+	if (level > log->level || !log_xt_allowed(log, site))
+		return;
+	if (log->kmsg)
+		snprintf(prefix, sizeof(prefix), "<%d>", level);
+	else if (log->levels)
+		snprintf(prefix, sizeof(prefix), "<%d>%s", level, BPFILTER_LOG_XT);
+	else
+		snprintf(prefix, sizeof(prefix), "bpfilter: ");
+	va_start(ap, fmt);
+	log_line(log, prefix, fmt, ap);
+	va_end(ap);
 }

@@ -107,19 +107,24 @@ int match_init(struct context *ctx, const struct family *f, const struct rule *r
 		       em->u.user.name, em->u.user.revision, err);
 		return err;
 	}
-	/* The generic checks of xt_check_match(), in its order. */
+	/* The generic checks of xt_check_match(), in its order, with its kernel log lines. */
 	if (em->u.match_size - sizeof(*em) != ops->size) {
-		bf_dbg(ctx, "match '%s': size %u, want %u", ops->id.name,
-		       (unsigned int)(em->u.match_size - sizeof(*em)), ops->size);
+		bf_xt_err(ctx, "x_tables: %s: %s.%u match: invalid size %u (kernel) != (user) %u",
+			  f->name, ops->id.name, ops->id.revision, ops->size,
+			  (unsigned int)(em->u.match_size - sizeof(*em)));
 		return -EINVAL;
 	}
 	if (ops->hooks && (r->comefrom & ~ops->hooks)) {
-		bf_dbg(ctx, "match '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
-		       r->comefrom, ops->hooks);
+		char used[64], allowed[64];
+
+		bf_xt_info(ctx, "x_tables: %s: %s match: used from hooks %s, but only valid from %s",
+			   f->name, ops->id.name, ext_hooks_text(used, sizeof(used), r->comefrom),
+			   ext_hooks_text(allowed, sizeof(allowed), ops->hooks));
 		return -EINVAL;
 	}
 	if (ops->proto && (ops->proto != r->ip.proto || (r->ip.invflags & XT_INV_PROTO))) {
-		bf_dbg(ctx, "match '%s': only valid for protocol %u", ops->id.name, ops->proto);
+		bf_xt_info(ctx, "x_tables: %s: %s match: only valid for protocol %u",
+			   f->name, ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {

@@ -75,24 +75,37 @@ static int check_underflow(const struct family *f, const void *e)
 	return verdict == -NF_DROP - 1 || verdict == -NF_ACCEPT - 1;
 }
 
-/* xt_check_table_hooks(): every valid hook set, entries and underflows strictly increasing. */
-static int check_table_hooks(const struct table *t)
+/*
+ * xt_check_table_hooks(): every valid hook set, entries and underflows
+ * strictly increasing, with its kernel log line.
+ */
+static int check_table_hooks(struct context *ctx, const struct table *t)
 {
 	uint32_t max_entry = 0, max_uflow = 0;
+	const char *why = NULL;
 	int h, seen = 0;
 
-	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+	for (h = 0; h < NF_INET_NUMHOOKS && !why; h++) {
 		if (!(t->valid_hooks & (1u << h)))
 			continue;
 		if (t->hook_entry[h] == TABLE_NO_HOOK || t->underflow[h] == TABLE_NO_HOOK)
 			return -EINVAL;
-		if (seen && (max_uflow >= t->underflow[h] || max_entry >= t->hook_entry[h]))
-			return -EINVAL;
+		if (seen && max_uflow > t->underflow[h])
+			why = "unsorted underflow";
+		else if (seen && max_uflow == t->underflow[h])
+			why = "duplicate underflow";
+		else if (seen && max_entry > t->hook_entry[h])
+			why = "unsorted entry";
+		else if (seen && max_entry == t->hook_entry[h])
+			why = "duplicate entry";
 		max_entry = t->hook_entry[h];
 		max_uflow = t->underflow[h];
 		seen = 1;
 	}
-	return 0;
+	if (!why)
+		return 0;
+	bf_xt_err(ctx, "x_tables: %s at hook %d", why, h - 1);
+	return -EINVAL;
 }
 
 /*
@@ -264,11 +277,9 @@ int table_from_replace(struct context *ctx, const struct family *fam,
 		err = -EINVAL;
 		goto err_free;
 	}
-	err = check_table_hooks(t);
-	if (err) {
-		bf_dbg(ctx, "replace '%s': bad hook entries or underflows", t->name);
+	err = check_table_hooks(ctx, t);
+	if (err)
 		goto err_free;
-	}
 
 	comefrom = calloc(n ? n : 1, sizeof(*comefrom));
 	back = calloc(n ? n : 1, sizeof(*back));

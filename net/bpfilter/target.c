@@ -73,24 +73,29 @@ int target_init(struct context *ctx, const struct family *f, const char *table,
 		       et->u.user.name, et->u.user.revision, err);
 		return err;
 	}
+	/* xt_check_target()'s order and kernel log lines: size, table, hooks, protocol. */
 	if (et->u.target_size - sizeof(*et) != ops->size) {
-		bf_dbg(ctx, "target '%s': size %u, want %u", ops->id.name,
-		       (unsigned int)(et->u.target_size - sizeof(*et)), ops->size);
+		bf_xt_err(ctx, "x_tables: %s: %s.%u target: invalid size %u (kernel) != (user) %u",
+			  f->name, ops->id.name, ops->id.revision, ops->size,
+			  (unsigned int)(et->u.target_size - sizeof(*et)));
 		return -EINVAL;
 	}
-	/* xt_check_target()'s order: size, table, hooks, protocol, checkentry. */
 	if (ops->table && strcmp(ops->table, table)) {
-		bf_dbg(ctx, "target '%s': only valid in table %s, not %s", ops->id.name,
-		       ops->table, table);
+		bf_xt_info(ctx, "x_tables: %s: %s target: only valid in %s table, not %s",
+			   f->name, ops->id.name, ops->table, table);
 		return -EINVAL;
 	}
 	if (ops->hooks && (r->comefrom & ~ops->hooks)) {
-		bf_dbg(ctx, "target '%s': reached from hooks 0x%x, allowed 0x%x", ops->id.name,
-		       r->comefrom, ops->hooks);
+		char used[64], allowed[64];
+
+		bf_xt_info(ctx, "x_tables: %s: %s target: used from hooks %s, but only usable from %s",
+			   f->name, ops->id.name, ext_hooks_text(used, sizeof(used), r->comefrom),
+			   ext_hooks_text(allowed, sizeof(allowed), ops->hooks));
 		return -EINVAL;
 	}
 	if (ops->proto && (ops->proto != r->ip.proto || (r->ip.invflags & XT_INV_PROTO))) {
-		bf_dbg(ctx, "target '%s': only valid for protocol %u", ops->id.name, ops->proto);
+		bf_xt_info(ctx, "x_tables: %s: %s target: only valid for protocol %u",
+			   f->name, ops->id.name, ops->proto);
 		return -EINVAL;
 	}
 	if (ops->check) {

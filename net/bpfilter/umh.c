@@ -180,10 +180,24 @@ static const struct file_operations chan_fops = {
 	.llseek		= noop_llseek,
 };
 
+static DEFINE_RATELIMIT_STATE(xt_lines, 5 * HZ, 100);
+
+/* A line at @level without pr_fmt()'s prefix, as /dev/kmsg writes it. */
+static __printf(2, 3) void log_verbatim(int level, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, level, NULL, fmt, args);
+	va_end(args);
+}
+
 /* The helper's stderr: each write() is one line, "<level>text", printed at
  * that level: errors and warnings ratelimited, routine success as debug
  * (dynamic debug: echo 'module bpfilter +p' > .../dynamic_debug/control).
+ * BPFILTER_LOG_XT lines are x_tables' words, printed as they are.
  */
+
 static ssize_t log_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
@@ -204,6 +218,15 @@ static ssize_t log_write(struct file *file, const char __user *buf,
 	}
 	if (!*msg)
 		return count;
+	if (str_has_prefix(msg, BPFILTER_LOG_XT)) {
+		msg += strlen(BPFILTER_LOG_XT);
+		/* The helper ratelimits these per message, as pr_*_ratelimited()
+		 * is per call site; this bound only guards against a runaway.
+		 */
+		if (__ratelimit(&xt_lines))
+			log_verbatim(level, "%s\n", msg);
+		return count;
+	}
 	/* pr_fmt() names the module already: do not print it twice. */
 	msg += str_has_prefix(msg, prefix);
 	if (!*msg)

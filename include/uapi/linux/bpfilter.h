@@ -210,4 +210,14 @@ struct mbox_reply {
 #define BPFILTER_STATE_FD	4
 #define BPFILTER_BPFFS_FD	5
 
+/*
+ * The helper's stderr is its log, one line per write(): "<L>text", L a
+ * printk level. The module prints text after its own "bpfilter: helper: ",
+ * except text that starts with BPFILTER_LOG_XT: the rest is the line x_tables
+ * or an xt extension prints for the same event under ip_tables ("x_tables:
+ * ip_tables: DNAT target: used from hooks INPUT, but only usable from
+ * PREROUTING/OUTPUT"), printed as it is, so that dmesg reads the same.
+ */
+#define BPFILTER_LOG_XT		"xt:"
+
 #endif /* _UAPI_LINUX_BPFILTER_H */

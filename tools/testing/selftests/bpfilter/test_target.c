@@ -3,6 +3,9 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 
 #include <netinet/in.h>
 #include <linux/netfilter.h>
@@ -17,6 +20,7 @@
 #include "kselftest_harness.h"
 
 #include "context.h"
+#include <linux/bpfilter.h>
 #include "family.h"
 #include "rule.h"
 #include "helper_blob.h"
@@ -328,6 +332,85 @@ TEST(mark_in_raw)
 	o = bb_entry(&b, NULL, NULL, 0, &x);
 	EXPECT_EQ(0, table_target_init("raw", bb_at(&b, o), &t));
 	EXPECT_EQ(&mark_target_ops, t.ops);
+}
+
+/* Read what the log wrote to the pipe @fd (non-blocking) into @buf. */
+static const char *drain(int fd, char *buf, size_t size)
+{
+	ssize_t n = read(fd, buf, size - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	return buf;
+}
+
+/*
+ * x_tables' kernel log lines, word for word: under stderr with bpfilter's
+ * prefix, under the module with the level and BPFILTER_LOG_XT in front.
+ * Ratelimited as pr_*_ratelimited(): 10 lines per call site in 5 s.
+ */
+TEST(kernel_log_lines)
+{
+	struct ipt_reject_info rej = { .with = IPT_TCP_RESET };
+	struct bb_ext x = { "REJECT", 0, &rej, sizeof(rej) };
+	char data[16] = { 0 };
+	struct bb_ext dnat = { "DNAT", 0, data, sizeof(data) };
+	struct bb_ext notrack = { "NOTRACK", 0, NULL, 0 };
+	struct ipt_ip udp = { .proto = IPPROTO_UDP };
+	struct context *ctx = test_ctx();
+	struct log saved = ctx->log;
+	char buf[4096], want[256];
+	struct target t;
+	int fds[2], i, lines = 0;
+	const char *p;
+	struct bb b;
+	uint32_t o;
+
+	ASSERT_EQ(0, pipe2(fds, O_NONBLOCK));
+	log_init(&ctx->log, LOG_TO_STDERR, LOG_LVL_INFO);
+	ctx->log.fd = fds[1];
+	bb_init(&b);
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_STREQ("bpfilter: ipt_REJECT: TCP_RESET invalid for non-tcp\n",
+		     drain(fds[0], buf, sizeof(buf)));
+	rej.with = IPT_ICMP_PORT_UNREACHABLE;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	bb_at(&b, o)->comefrom = 1 << NF_INET_PRE_ROUTING | 1 << NF_INET_POST_ROUTING;
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_STREQ("bpfilter: x_tables: ip_tables: REJECT target: used from hooks "
+		     "PREROUTING/POSTROUTING, but only usable from INPUT/FORWARD/OUTPUT\n",
+		     drain(fds[0], buf, sizeof(buf)));
+	o = bb_entry(&b, NULL, NULL, 0, &notrack);
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_STREQ("bpfilter: x_tables: ip_tables: NOTRACK target: only valid in raw table, not filter\n",
+		     drain(fds[0], buf, sizeof(buf)));
+	/* pr_err_ratelimited() under the module: level 3. */
+	ctx->log.levels = true;
+	o = bb_entry(&b, NULL, NULL, 0, &dnat);
+	EXPECT_EQ(-EINVAL, table_target_init("nat", bb_at(&b, o), &t));
+	snprintf(want, sizeof(want), "<3>" BPFILTER_LOG_XT "x_tables: ip_tables: DNAT.0 target: "
+		 "invalid size %u (kernel) != (user) 16\n", dnat0_target_ops.size);
+	EXPECT_STREQ(want, drain(fds[0], buf, sizeof(buf)));
+	/* Twelve refusals at one call site in a moment: ten lines. */
+	log_init(&ctx->log, LOG_TO_MODULE, LOG_LVL_DEBUG);
+	ctx->log.fd = fds[1];
+	rej.with = IPT_TCP_RESET;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	for (i = 0; i < 12; i++)
+		EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	drain(fds[0], buf, sizeof(buf));
+	for (p = buf; (p = strstr(p, "<6>" BPFILTER_LOG_XT "ipt_REJECT: TCP_RESET invalid")); p++)
+		lines++;
+	EXPECT_EQ(10, lines);
+	/* Another call site has its own budget. */
+	rej.with = IPT_ICMP_ECHOREPLY;
+	o = bb_entry(&b, &udp, NULL, 0, &x);
+	EXPECT_EQ(-EINVAL, entry_target_init(bb_at(&b, o), &t));
+	EXPECT_STREQ("<6>" BPFILTER_LOG_XT "ipt_REJECT: ECHOREPLY no longer supported.\n",
+		     drain(fds[0], buf, sizeof(buf)));
+	ctx->log = saved;
+	close(fds[0]);
+	close(fds[1]);
 }
 
 TEST_HARNESS_MAIN

@@ -80,6 +80,23 @@ run()
 	RC=$?
 }
 
+# klog CMD...: run CMD (bounded), then print after its output the netfilter
+# lines it put in the kernel log (x_tables', the xt modules', bpfilter's),
+# without timestamps; CMD's exit code. printk's "callbacks suppressed"
+# notes are left out: bpfilter ratelimits as the kernel does, silently. "Run `dmesg' for more information"
+# must find there what ip_tables prints. A marker written to /dev/kmsg
+# bounds the lines: the ring buffer may be full and rotating.
+klog()
+{
+	_mark="bpfilter-selftest klog $(cat /proc/sys/kernel/random/uuid)"
+	echo "$_mark" > /dev/kmsg
+	timeout "$CMD_TIMEOUT" "$@" 2>&1
+	_rc=$?
+	dmesg | sed -n "/$_mark\$/,\$p" | sed '1d; s/^\[[^]]*\] //' |
+		grep -E '^(x_tables|xt_|ipt_|ip6t_|bpfilter)' | grep -v ' callbacks suppressed$'
+	return $_rc
+}
+
 # pkts NS CHAIN N: the packets counted by rule N (1-based) of CHAIN in namespace NS.
 pkts()
 {

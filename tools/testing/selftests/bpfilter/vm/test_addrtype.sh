@@ -69,13 +69,15 @@ expect "OUTPUT counters" 0 counts $S OUTPUT <<'OUT'
 OUT
 
 # checkentry: an interface limit on a hook without that interface.
-expect "--limit-iface-out in INPUT: EINVAL" 1 $NS $IPT -w -A INPUT -m addrtype \
+expect "--limit-iface-out in INPUT: EINVAL" 1 klog $NS $IPT -w -A INPUT -m addrtype \
 	--dst-type LOCAL --limit-iface-out <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
+xt_addrtype: output interface limitation not valid in PREROUTING and INPUT
 OUT
-expect "--limit-iface-in in OUTPUT: EINVAL" 1 $NS $IPT -w -A OUTPUT -m addrtype \
+expect "--limit-iface-in in OUTPUT: EINVAL" 1 klog $NS $IPT -w -A OUTPUT -m addrtype \
 	--src-type LOCAL --limit-iface-in <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
+xt_addrtype: input interface limitation not valid in POSTROUTING and OUTPUT
 OUT
 check "S: --limit-iface-in in a chain jumped to from OUTPUT: EINVAL" 1 sh -c \
 	"$NS $IPT -w -N lim && $NS $IPT -w -A lim -m addrtype --src-type LOCAL --limit-iface-in && \

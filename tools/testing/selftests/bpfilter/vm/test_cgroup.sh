@@ -61,8 +61,9 @@ connect bpft/inner
 expect "OUTPUT counters" 0 counts $S OUTPUT <<'OUT'
 3 1 2 4 
 OUT
-expect "a path that does not exist: EINVAL" 1 $NS $IPT -w -A OUTPUT -m cgroup --path /nosuch <<'OUT'
+expect "a path that does not exist: EINVAL" 1 klog $NS $IPT -w -A OUTPUT -m cgroup --path /nosuch <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
+xt_cgroup: invalid path, errno=-2
 OUT
 cleanup
 done_testing

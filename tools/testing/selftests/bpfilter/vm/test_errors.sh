@@ -25,18 +25,43 @@ expect "self jump" 1 $IPT -A a -j a <<'EOF'
 iptables: Too many levels of symbolic links.
 EOF
 check "undo a -> b" 0 $IPT -F a
-expect "-m tcp without -p tcp" 1 $IPT -A INPUT -m tcp --dport 22 -j ACCEPT <<'EOF'
+expect "-m tcp without -p tcp" 1 klog $IPT -A INPUT -m tcp --dport 22 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: tcp match: only valid for protocol 6
 EOF
-expect "-m tcp with ! -p tcp" 1 $IPT -A INPUT ! -p tcp -m tcp --dport 22 -j ACCEPT <<'EOF'
+expect "-m tcp with ! -p tcp" 1 klog $IPT -A INPUT ! -p tcp -m tcp --dport 22 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: tcp match: only valid for protocol 6
 EOF
-expect "-m udp with -p tcp" 1 $IPT -A INPUT -p tcp -m udp --dport 53 -j ACCEPT <<'EOF'
+expect "-m udp with -p tcp" 1 klog $IPT -A INPUT -p tcp -m udp --dport 53 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: udp match: only valid for protocol 17
 EOF
-expect "-m icmp with -p udp" 1 $IPT -A INPUT -p udp -m icmp --icmp-type 8 -j ACCEPT <<'EOF'
+expect "-m icmp with -p udp" 1 klog $IPT -A INPUT -p udp -m icmp --icmp-type 8 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: icmp match: only valid for protocol 1
 EOF
+expect "REJECT --reject-with tcp-reset with -p udp" 1 \
+	klog $IPT -A INPUT -p udp -j REJECT --reject-with tcp-reset <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+ipt_REJECT: TCP_RESET invalid for non-tcp
+EOF
+expect "-m ecn --ecn-tcp-cwr with -p udp" 1 klog $IPT -A INPUT -p udp -m ecn --ecn-tcp-cwr <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+xt_ecn: cannot match TCP bits for non-tcp packets
+EOF
+expect "-m limit whose credits overflow: ERANGE" 1 \
+	klog $IPT -A INPUT -m limit --limit 1/day --limit-burst 10000 <<'EOF'
+iptables: Numerical result out of range.
+xt_limit: Overflow, try lower: 864000000/10000
+EOF
+# x_tables names every hook a rule is reached from, in hook order.
+check "setup: c reached from OUTPUT and INPUT" 0 sh -c "$IPT -A OUTPUT -j c && $IPT -A INPUT -j c"
+expect "owner in a chain reached from INPUT and OUTPUT" 1 klog $IPT -A c -m owner --uid-owner 0 <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: owner match: used from hooks INPUT/OUTPUT, but only valid from OUTPUT/POSTROUTING
+EOF
+check "undo the jumps to c" 0 sh -c "$IPT -D OUTPUT -j c && $IPT -D INPUT -j c"
 expect "unknown match" 2 $IPT -A INPUT -m nosuchmatch -j ACCEPT <<'EOF'
 iptables @IPT_VERSION@ (legacy): Couldn't load match `nosuchmatch':No such file or directory
 

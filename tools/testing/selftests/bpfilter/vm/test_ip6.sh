@@ -147,8 +147,14 @@ expect "-X of a referenced chain" 1 $IP6T -X web <<'EOF'
 ip6tables: Too many links.
 EOF
 expect "icmp6 match in a tcp rule (checkentry EINVAL)" 1 \
-	$IP6T -A INPUT -p tcp -m icmp6 --icmpv6-type 1 -j DROP <<'EOF'
+	klog $IP6T -A INPUT -p tcp -m icmp6 --icmpv6-type 1 -j DROP <<'EOF'
 ip6tables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip6_tables: icmp6 match: only valid for protocol 58
+EOF
+expect "REJECT --reject-with tcp-reset with -p udp" 1 \
+	klog $IP6T -A INPUT -p udp -j REJECT --reject-with tcp-reset <<'EOF'
+ip6tables: Invalid argument. Run `dmesg' for more information.
+ip6t_REJECT: TCP_RESET illegal for non-tcp
 EOF
 expect "the IPv4 table is untouched" 0 $IPT -S INPUT <<'EOF'
 -P INPUT ACCEPT

@@ -145,11 +145,17 @@ ok_if "... its entry has no NAT (a null binding)" \
 
 
 # --- errors as ip_tables gives them -----------------------------------------
-expect "DNAT in INPUT: EINVAL" 1 $NH $IPT -t nat -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
+expect "DNAT in INPUT: EINVAL" 1 klog $NH $IPT -t nat -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: DNAT target: used from hooks INPUT, but only usable from PREROUTING/OUTPUT
 EOF
-expect "DNAT in the filter table: EINVAL" 1 $NH $IPT -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
+expect "DNAT in the filter table: EINVAL" 1 klog $NH $IPT -A INPUT -p tcp -j DNAT --to 10.254.7.2 <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: DNAT target: only valid in nat table, not filter
+EOF
+expect "SNAT in PREROUTING: EINVAL" 1 klog $NH $IPT -t nat -A PREROUTING -p tcp -j SNAT --to 10.254.7.1 <<'EOF'
+iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: SNAT target: used from hooks PREROUTING, but only usable from INPUT/POSTROUTING
 EOF
 expect "the nat table is unchanged" 0 sh -c "$NH $IPT -t nat -S | wc -l" <<'EOF'
 13

@@ -5,7 +5,8 @@
 # every boot (seeded), each restored into a router namespace R and judged
 # by the first packets of the same flows, forwarded from C through R to S
 # and sent by R itself. For each seed the test prints, as "# natdiff SEED"
-# lines, what iptables-legacy-restore said, what was sent, the tuples R's
+# lines, what iptables-legacy-restore said (and the kernel log lines a
+# refusal left, klog), what was sent, the tuples R's
 # conntrack keeps for every flow (the translation each one got) and
 # iptables-legacy-save -c's dump (every rule's counters). The suite boots
 # the VM with ip_tables and with bpfilter and compares the two records seed
@@ -306,7 +307,7 @@ for s in $(seq 1 "$SEEDS"); do
 		continue
 	fi
 	gen_rules "$s" > /tmp/natdiff.rules
-	run $IP netns exec $R $IPT_RESTORE /tmp/natdiff.rules
+	run klog $IP netns exec $R $IPT_RESTORE /tmp/natdiff.rules
 	record "$s" "restore rc=$RC" "$OUT"
 	if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ] && [ "$RC" -ne 2 ]; then
 		fail "seed $s: iptables-legacy-restore ended with $RC"

@@ -176,14 +176,16 @@ diag "$(printf '%s\n' "$OUT" | grep 'bpfilter:' | tail -n 3)"
 # --- validation comes before the backend: ip_tables' own errors ------------
 check "setup: an unreachable loop a -> b -> a (allowed)" 0 sh -c \
 	"$IPT -N a && $IPT -N b && $IPT -A a -j b && $IPT -A b -j a"
-expect "jump into the loop from INPUT: ELOOP, not EOPNOTSUPP" 1 $IPT -A INPUT -j a <<'EOF'
+expect "jump into the loop from INPUT: ELOOP, not EOPNOTSUPP" 1 klog $IPT -A INPUT -j a <<'EOF'
 iptables: Too many levels of symbolic links.
 EOF
-expect "-m tcp without -p tcp: EINVAL, not EOPNOTSUPP" 1 $IPT -A INPUT -m tcp --dport 22 -j ACCEPT <<'EOF'
+expect "-m tcp without -p tcp: EINVAL, not EOPNOTSUPP" 1 klog $IPT -A INPUT -m tcp --dport 22 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: tcp match: only valid for protocol 6
 EOF
-expect "-m udp with -p tcp: EINVAL" 1 $IPT -A INPUT -p tcp -m udp --dport 53 -j ACCEPT <<'EOF'
+expect "-m udp with -p tcp: EINVAL" 1 klog $IPT -A INPUT -p tcp -m udp --dport 53 -j ACCEPT <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: udp match: only valid for protocol 17
 EOF
 expect "jump to a missing chain" 2 $IPT -A INPUT -j nochain <<'EOF'
 iptables @IPT_VERSION@ (legacy): Couldn't load target `nochain':No such file or directory

@@ -92,7 +92,7 @@ OUT
 
 # checkentry: ids that do not map in the namespace's user namespace, and a
 # caller whose user namespace does not own the network namespace.
-expect "uid range upside down: EINVAL" 1 $NS $IPT -w -A OUTPUT -m owner --uid-owner 7-3 <<'OUT'
+expect "uid range upside down: EINVAL" 1 klog $NS $IPT -w -A OUTPUT -m owner --uid-owner 7-3 <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
 unshare -U -r -n sleep 30 &
@@ -101,24 +101,25 @@ sleep 0.5
 expect "userns root: a uid its namespace maps" 0 nsenter -t $UPID -U -n --preserve-credentials \
 	$IPT -w -A OUTPUT -m owner --uid-owner 0 <<'OUT'
 OUT
-expect "userns root: a uid its namespace does not map: EINVAL" 1 nsenter -t $UPID -U -n \
+expect "userns root: a uid its namespace does not map: EINVAL" 1 klog nsenter -t $UPID -U -n \
 	--preserve-credentials $IPT -w -A OUTPUT -m owner --gid-owner 5 <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
-expect "init root in that namespace: EINVAL" 1 nsenter -t $UPID -n \
+expect "init root in that namespace: EINVAL" 1 klog nsenter -t $UPID -n \
 	$IPT -w -A OUTPUT -m owner --uid-owner 0 <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
 # Every replace checks every rule again: the uid rule above fails it now.
-expect "init root in that namespace: any replace: EINVAL" 1 nsenter -t $UPID -n \
+expect "init root in that namespace: any replace: EINVAL" 1 klog nsenter -t $UPID -n \
 	$IPT -w -A OUTPUT -m owner --socket-exists <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
 expect "userns root: --socket-exists" 0 nsenter -t $UPID -U -n --preserve-credentials \
 	$IPT -w -A OUTPUT -m owner --socket-exists <<'OUT'
 OUT
-expect "owner in INPUT: EINVAL" 1 $NS $IPT -w -A INPUT -m owner --socket-exists <<'OUT'
+expect "owner in INPUT: EINVAL" 1 klog $NS $IPT -w -A INPUT -m owner --socket-exists <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: owner match: used from hooks INPUT, but only valid from OUTPUT/POSTROUTING
 OUT
 cleanup
 done_testing

@@ -71,8 +71,9 @@ check "X: three echoes to Y answered through the bridge" 0 $NX ping -c 3 -W 1 10
 expect "FORWARD counters" 0 counts $B FORWARD <<'OUT'
 3 3 3 3 6 0 6 
 OUT
-expect "--physdev-out in OUTPUT: EINVAL" 1 $NB $IPT -w -A OUTPUT -m physdev --physdev-out pdY <<'OUT'
+expect "--physdev-out in OUTPUT: EINVAL" 1 klog $NB $IPT -w -A OUTPUT -m physdev --physdev-out pdY <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
+xt_physdev: --physdev-out and --physdev-is-out only supported in the FORWARD and POSTROUTING chains with bridged traffic
 OUT
 check "B: --physdev-out in a chain jumped to from OUTPUT: EINVAL" 1 sh -c \
 	"$NB $IPT -w -N po && $NB $IPT -w -A po -m physdev --physdev-out pdY && \

@@ -158,11 +158,12 @@ ok_if "TCP to 5002 is dropped now: tracked, so not UNTRACKED" \
 	sh -c "! $NC sh -c 'nc -w 2 10.254.3.2 5002 < /dev/null' > /dev/null 2>&1"
 
 # --- errors as ip_tables gives them -----------------------------------------
-expect "-t raw has no INPUT chain" 1 $NS $IPT -t raw -A INPUT -j ACCEPT <<'EOF'
+expect "-t raw has no INPUT chain" 1 klog $NS $IPT -t raw -A INPUT -j ACCEPT <<'EOF'
 iptables: No chain/target/match by that name.
 EOF
-expect "CT outside raw: EINVAL" 1 $NS $IPT -A INPUT -j CT --notrack <<'EOF'
+expect "CT outside raw: EINVAL" 1 klog $NS $IPT -A INPUT -j CT --notrack <<'EOF'
 iptables: Invalid argument. Run `dmesg' for more information.
+x_tables: ip_tables: CT target: only valid in raw table, not filter
 EOF
 expect "-t raw -P with a bad chain" 1 $NS $IPT -t raw -P FORWARD DROP <<'EOF'
 iptables: Bad built-in chain name.

@@ -162,7 +162,7 @@ expect "no list files after -F" 0 sh -c "$NS ls /proc/net/xt_recent" <<'OUT'
 OUT
 
 # checkentry's errors, as xt_recent gives them.
-expect "--set with --seconds: EINVAL" 1 $NS $IPT -w -A INPUT -m recent --set --seconds 5 <<'OUT'
+expect "--set with --seconds: EINVAL" 1 klog $NS $IPT -w -A INPUT -m recent --set --seconds 5 <<'OUT'
 iptables: Invalid argument. Run `dmesg' for more information.
 OUT
 expect "--reap without --seconds: iptables refuses it" 2 $NS $IPT -w -A INPUT -m recent --rcheck --reap <<'OUT'
