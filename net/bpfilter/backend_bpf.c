@@ -299,8 +299,10 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 	total->insns += l.insns;
 	total->nsets += l.nsets;
 	if (fd >= 0) {
-		bf_dbg(ctx, "bpf: %s: loaded, %u instructions in %u program(s), %u folded runs",
-		       name, l.insns, l.nsegs, l.nsets);
+		bf_dbg(ctx, "bpf: %s: loaded, %u instructions in %u program(s), %u folded runs "
+		       "(generated in %llu ms, verified in %llu ms)", name, l.insns, l.nsegs,
+		       l.nsets, (unsigned long long)l.gen_ns / 1000000,
+		       (unsigned long long)l.verify_ns / 1000000);
 		return fd;
 	}
 	if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX && l.err_what)

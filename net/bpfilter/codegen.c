@@ -49,6 +49,7 @@
 
 #include "codegen.h"
 #include "family.h"
+#include "log.h"
 #include "match.h"
 #include "rule.h"
 #include "table.h"
@@ -2607,13 +2608,17 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 	struct set_cache *cache = NULL;
 	uint32_t k, s, ncache = 0;
 	struct cg_plan p;
+	uint64_t t0;
 	int first = -1, fd, err;
 	char sname[16];
 
 	l->cont_fd = -1;
 	l->nsets = 0;
 	l->err_stage = "generation";
+	l->gen_ns = log_now_ns();
 	err = codegen_plan_hook(&p, l, t, hook);
+	l->gen_ns = log_now_ns() - l->gen_ns;
+	l->verify_ns = 0;
 	if (!err && p.nslots) {
 		l->err_stage = "continuation";
 		l->cont_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "bpf_flt_cont",
@@ -2636,7 +2641,9 @@ int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned in
 			break;
 		l->err_stage = "verifier";
 		segment_name(sname, sizeof(sname), name, k);
+		t0 = log_now_ns();
 		fd = codegen_load(cg, sname, l->log, l->log_size);
+		l->verify_ns += log_now_ns() - t0;
 		if (fd < 0) {
 			err = fd;
 			break;

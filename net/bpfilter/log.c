@@ -73,16 +73,22 @@ void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
 	va_end(ap);
 }
 
+uint64_t log_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* __ratelimit() for the call site @site: true if its line may print now. */
 static bool log_xt_allowed(struct log *log, const void *site)
 {
 	struct log_xt_site *s = NULL, *oldest = &log->xt_sites[0];
-	struct timespec ts;
 	uint64_t now;
 	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	now = log_now_ns();
 	for (i = 0; i < LOG_XT_SITES && !s; i++) {
 		if (log->xt_sites[i].site == site)
 			s = &log->xt_sites[i];

@@ -64,6 +64,9 @@ void log_msg(struct log *log, enum log_level level, const char *fmt, ...)
 void log_xt(struct log *log, const void *site, enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* CLOCK_MONOTONIC in nanoseconds, for ratelimits and the timings in debug lines. */
+uint64_t log_now_ns(void);
+
 #define bf_err(ctx, fmt, ...) log_msg(&(ctx)->log, LOG_LVL_ERR, fmt, ##__VA_ARGS__)
 #define bf_warn(ctx, fmt, ...) log_msg(&(ctx)->log, LOG_LVL_WARN, fmt, ##__VA_ARGS__)
 #define bf_info(ctx, fmt, ...) log_msg(&(ctx)->log, LOG_LVL_INFO, fmt, ##__VA_ARGS__)

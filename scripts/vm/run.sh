@@ -12,7 +12,9 @@
 # INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
 # (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign),
 # NAT_DIFF_SEEDS (how many random nat tables test_nat_diff.sh compares),
-# NAT_SIZES / NAT_SECONDS (bench: the NAT benchmark's sizes and seconds).
+# NAT_SIZES / NAT_SECONDS (bench: the NAT benchmark's sizes and seconds),
+# VM_APPEND (more kernel arguments, e.g. bpfilter.dyndbg=+p for the
+# helper's debug lines).
 #
 # Prints "# vm: RELEASE" (from inside the guest), the guest's TAP, the
 # dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
@@ -46,6 +48,7 @@ append="console=ttyS0 panic=-1 quiet loglevel=1 vm_mode=$mode vm_backend=$backen
 [ -n "${NAT_DIFF_SEEDS:-}" ] && append="$append vm_nat_diff_seeds=$NAT_DIFF_SEEDS"
 [ -n "${NAT_SIZES:-}" ] && append="$append vm_nat_sizes=$(echo "$NAT_SIZES" | tr ' ' ',')"
 [ -n "${NAT_SECONDS:-}" ] && append="$append vm_nat_seconds=$NAT_SECONDS"
+[ -n "${VM_APPEND:-}" ] && append="$append $VM_APPEND"
 
 # -cpu qemu64,-cx16: this QEMU's TCG (7.2) corrupts SLUB's lockless
 # cmpxchg16b fast path now and then (double faults, random oopses within a
