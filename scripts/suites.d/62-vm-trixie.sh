@@ -24,7 +24,8 @@ bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
 	fail "cannot prepare the $kver VM"
 # The sockopt fuzz runs its default bound on 6.12; here it shows the
 # trixie-built module under the same fuzzer for a shorter one, and the
-# differential NAT test compares 5 random nat tables (20 on 6.12).
+# differential NAT test compares 5 random nat tables and 3 IPv6 ones (20
+# and 10 on 6.12).
 rc=0
 VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
 	bash scripts/vm/run-backends.sh "$kver" || rc=1

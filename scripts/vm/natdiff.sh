@@ -17,7 +17,8 @@ trap 'rm -rf "$tmp"' EXIT
 for f in "$a" "$b"; do
 	[ -f "$f" ] || { echo "# natdiff: no $f"; echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"; exit 1; }
 done
-seeds() { sed -n 's/^# natdiff \([0-9]*\) .*/\1/p' "$1" | sort -nu; }
+# Seeds are numbers (IPv4's tables) and v6-N (IPv6's).
+seeds() { sed -n 's/^# natdiff \([0-9a-z-]*\) .*/\1/p' "$1" | sort -Vu; }
 seeds "$a" > "$tmp/a.seeds"
 seeds "$b" > "$tmp/b.seeds"
 pass=0
@@ -38,7 +39,7 @@ result()
 if [ ! -s "$tmp/a.seeds" ] || [ ! -s "$tmp/b.seeds" ]; then
 	result fail "both boots recorded seeds ($(wc -l < "$tmp/a.seeds") and $(wc -l < "$tmp/b.seeds"))"
 fi
-for s in $(sort -nu "$tmp/a.seeds" "$tmp/b.seeds"); do
+for s in $(sort -Vu "$tmp/a.seeds" "$tmp/b.seeds"); do
 	grep "^# natdiff $s " "$a" > "$tmp/a"
 	grep "^# natdiff $s " "$b" > "$tmp/b"
 	if ! grep -qx "$s" "$tmp/a.seeds" || ! grep -qx "$s" "$tmp/b.seeds"; then

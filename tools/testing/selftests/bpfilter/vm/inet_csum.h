@@ -32,4 +32,19 @@ static inline uint16_t inet_l4_csum(const unsigned char *iph, const unsigned cha
 	return ~sum & 0xffff;
 }
 
+/*
+ * The same behind the IPv6 header ip6h: its pseudo header's addresses come
+ * from ip6h, its next header is @proto (no extension headers).
+ */
+static inline uint16_t inet6_l4_csum(const unsigned char *ip6h, uint8_t proto,
+				     const unsigned char *l4, size_t len)
+{
+	uint32_t sum = inet_sum(ip6h + 8, 32, proto + len);
+
+	sum = inet_sum(l4, len, sum);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return ~sum & 0xffff;
+}
+
 #endif

@@ -17,7 +17,9 @@
 #   C --- 10.254.9.2 R 10.254.10.1 --- S
 #
 # C sends as 10.254.9.1, .3, .4 and .5, to S's 10.254.10.2 and .3, to
-# 10.254.12.0/24 (routed to S) and to R.
+# 10.254.12.0/24 (routed to S) and to R. Then the same for IPv6, in
+# ip6tables' nat table, over the same plan in IPv6 addresses (10.254.X.Y is
+# fd00:254:X::Y, each /24 a /64), half as many seeds, recorded as v6-SEED.
 #
 # The flows come from flow_probe (raw sockets: any source address, no socket
 # to answer), one packet each, in one order from one CPU, so statistic's
@@ -27,8 +29,8 @@
 # range's thousand: the generator gives those ranges whole thousands, and
 # never asks for random ports without a range.
 #
-# NAT_DIFF_SEEDS: how many seeds (default 20; run.sh passes it into the
-# VM, e.g. NAT_DIFF_SEEDS=500 VM_TIMEOUT=3600 for a campaign).
+# NAT_DIFF_SEEDS: how many IPv4 seeds (default 20; run.sh passes it into
+# the VM, e.g. NAT_DIFF_SEEDS=500 VM_TIMEOUT=3600 for a campaign).
 . "$(dirname "$0")/lib.sh"
 
 BIN=$(dirname "$0")
@@ -45,12 +47,15 @@ cleanup()
 	printf 'netns del %s\n' $C $R $S | $IP -force -batch - 2>/dev/null
 }
 
-# A new C, R and S: a fresh conntrack table and a fresh nat table each seed.
-# Nothing answers a flow but R itself: the flows' addresses are R's
-# neighbours with made-up link addresses (C's and S's own addresses are
-# others), and R listens on every TCP port a flow can reach it on. An RST
-# would end a TCP flow's entry at a time of its own. (One ip batch per
-# namespace: under TCG each command's process costs more than its work.)
+# A new C, R and S for family $FAM: a fresh conntrack table and a fresh
+# nat table each seed. Nothing answers a flow but R itself: the flows'
+# addresses are R's neighbours with made-up link addresses (C's and S's
+# own addresses are others), and R listens on every TCP port a flow can
+# reach it on. An RST would end a TCP flow's entry at a time of its own.
+# (One ip batch per namespace: under TCG each command's process costs more
+# than its work.) IPv6's addresses skip DAD, and C knows R's link address:
+# a packet from an address C does not have would wait for a neighbour
+# solicitation C cannot send yet.
 net_up()
 {
 	cleanup
@@ -58,46 +63,86 @@ net_up()
 	netns add $C
 	netns add $R
 	netns add $S
-	link add c0 netns $C type veth peer name rc0 netns $R
+	link add c0 netns $C type veth peer name rc0 netns $R address 02:00:00:00:09:02
 	link add rs0 netns $R type veth peer name s0 netns $S
 	EOF
 	$IP -n $C -batch - <<-EOF || return 1
 	link set lo up
-	addr add 10.254.9.100/24 dev c0
+	addr add $(a 10.254.9.100)/$(len 24) dev c0 $NODAD
 	link set c0 up
-	route add default via 10.254.9.2
+	neigh add $(a 10.254.9.2) lladdr 02:00:00:00:09:02 dev c0 nud permanent
+	route add default via $(a 10.254.9.2)
 	EOF
 	$IP -n $S -batch - <<-EOF || return 1
 	link set lo up
-	addr add 10.254.10.100/24 dev s0
+	addr add $(a 10.254.10.100)/$(len 24) dev s0 $NODAD
 	link set s0 up
 	EOF
 	$IP -n $R -batch - <<-EOF || return 1
 	link set lo up
-	addr add 10.254.9.2/24 dev rc0
-	addr add 10.254.10.1/24 dev rs0
+	addr add $(a 10.254.9.2)/$(len 24) dev rc0 $NODAD
+	addr add $(a 10.254.10.1)/$(len 24) dev rs0 $NODAD
 	link set rc0 up
 	link set rs0 up
-	route add 10.254.12.0/24 via 10.254.10.2
-	neigh add 10.254.9.1 lladdr 02:00:00:00:09:01 dev rc0 nud permanent
-	neigh add 10.254.9.3 lladdr 02:00:00:00:09:03 dev rc0 nud permanent
-	neigh add 10.254.9.4 lladdr 02:00:00:00:09:04 dev rc0 nud permanent
-	neigh add 10.254.9.5 lladdr 02:00:00:00:09:05 dev rc0 nud permanent
-	neigh add 10.254.10.2 lladdr 02:00:00:00:10:02 dev rs0 nud permanent
-	neigh add 10.254.10.3 lladdr 02:00:00:00:10:03 dev rs0 nud permanent
+	route add $(a 10.254.12.0)/$(len 24) via $(a 10.254.10.2)
+	neigh add $(a 10.254.9.1) lladdr 02:00:00:00:09:01 dev rc0 nud permanent
+	neigh add $(a 10.254.9.3) lladdr 02:00:00:00:09:03 dev rc0 nud permanent
+	neigh add $(a 10.254.9.4) lladdr 02:00:00:00:09:04 dev rc0 nud permanent
+	neigh add $(a 10.254.9.5) lladdr 02:00:00:00:09:05 dev rc0 nud permanent
+	neigh add $(a 10.254.10.2) lladdr 02:00:00:00:10:02 dev rs0 nud permanent
+	neigh add $(a 10.254.10.3) lladdr 02:00:00:00:10:03 dev rs0 nud permanent
 	EOF
 	rm -f /tmp/natdiff.listen
 	$IP netns exec $R sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward
+		echo 1 > /proc/sys/net/ipv6/conf/all/forwarding
 		for f in /proc/sys/net/ipv4/conf/*/rp_filter; do echo 0 > $f; done
 		exec "$0" listen 53 80 8080 7000 7001 7002 5000 7070 7071 7072 > /tmp/natdiff.listen' "$PROBE" &
 	wait_for grep -q listening /tmp/natdiff.listen
 }
 
+# a ADDR, len PREFIXLEN: an IPv4 address or prefix length of the plan, or
+# IPv6's for it ($FAM 6): 10.254.X.Y is fd00:254:X::Y, a /24 a /64.
+a()
+{
+	[ "$FAM" = 6 ] || { echo "$1"; return; }
+	echo "$1" | awk -F. '{ printf "fd00:254:%s::%s\n", $3, $4 }'
+}
+len()
+{
+	[ "$FAM" = 6 ] || { echo "$1"; return; }
+	echo $(($1 + 40))	# the plan's /24s only
+}
+
 # The nat table for seed $1, in iptables-restore's form.
 gen_rules()
 {
-	awk -v seed="$1" '
+	awk -v seed="$1" -v v6="$([ "$FAM" = 6 ] && echo 1)" '
 	function pick(n) { return int(rand() * n) }
+	# IPv6 (v6): 10.254.X.Y is fd00:254:X::Y; a /24 is a /64, a longer
+	# prefix keeps its host bits (/28 is /124).
+	function conv(s,   out, q, n) {
+		if (!v6)
+			return s
+		out = ""
+		while (match(s, /10\.254\.[0-9]+\.[0-9]+/)) {
+			split(substr(s, RSTART, RLENGTH), q, ".")
+			out = out substr(s, 1, RSTART - 1) "fd00:254:" q[3] "::" q[4]
+			s = substr(s, RSTART + RLENGTH)
+		}
+		s = out s
+		if (match(s, /\/[0-9]+$/)) {
+			n = substr(s, RSTART + 1) + 0
+			s = substr(s, 1, RSTART) (n == 24 ? 64 : 96 + n)
+		}
+		return s
+	}
+	# The address (or range) and port suffix of a NAT target: IPv6 puts the
+	# address in brackets before a port.
+	function nat_to(addr, port) {
+		if (!v6)
+			return addr port
+		return port == "" ? conv(addr) : "[" conv(addr) "]" port
+	}
 	function chance(p) { return rand() < p }
 	# One word of list, at random; in a word, "@" and "_" stand for spaces.
 	function one(list,   a, n, w) {
@@ -108,7 +153,7 @@ gen_rules()
 	}
 	# The matches of a rule in a chain of hook h (pre, in, out, post, or ""
 	# for a user chain); sets proto.
-	function matches(h,   m) {
+	function matches(h,   m, w) {
 		m = ""
 		proto = ""
 		if (chance(0.5)) {
@@ -118,17 +163,21 @@ gen_rules()
 				m = m one("@--dport_53 @--dport_8080 @--sport_40000:40015 @!_--dport_53 @-m_multiport_--dports_53,80,7000:7001 @--dport_7000:7001")
 		}
 		if (chance(0.3))
-			m = m (chance(0.2) ? " !" : "") " -s " one("10.254.9.1 10.254.9.0/24 10.254.9.4/30 10.254.10.0/24 10.254.10.1")
+			m = m (chance(0.2) ? " !" : "") " -s " conv(one("10.254.9.1 10.254.9.0/24 10.254.9.4/30 10.254.10.0/24 10.254.10.1"))
 		if (chance(0.3))
-			m = m (chance(0.2) ? " !" : "") " -d " one("10.254.10.2 10.254.10.0/24 10.254.9.2 10.254.12.0/24 10.254.10.3")
+			m = m (chance(0.2) ? " !" : "") " -d " conv(one("10.254.10.2 10.254.10.0/24 10.254.9.2 10.254.12.0/24 10.254.10.3"))
 		if ((h == "pre" || h == "in") && chance(0.2))
 			m = m (chance(0.2) ? " !" : "") " -i " one("rc0 rs0 rc+ lo")
 		if ((h == "out" || h == "post") && chance(0.2))
 			m = m (chance(0.2) ? " !" : "") " -o " one("rc0 rs0 rs+ lo")
 		if (chance(0.15))
 			m = m one("@-m_mark_--mark_0x1/0x1 @-m_mark_!_--mark_0x2/0x3 @-m_mark_--mark_0x3")
-		if (chance(0.1))
-			m = m one("@-m_addrtype_--dst-type_LOCAL @-m_addrtype_--src-type_LOCAL @-m_addrtype_!_--dst-type_UNICAST")
+		# bpfilter has addrtype for IPv4 only (IPv6 tables with it: ENOENT).
+		if (chance(0.1)) {
+			w = one("@-m_addrtype_--dst-type_LOCAL @-m_addrtype_--src-type_LOCAL @-m_addrtype_!_--dst-type_UNICAST")
+			if (!v6)
+				m = m w
+		}
 		if (chance(0.12)) {
 			e = 2 + pick(2)
 			m = m " -m statistic --mode nth --every " e " --packet " pick(e)
@@ -146,20 +195,20 @@ gen_rules()
 			if (side == "dst") {
 				t = rand()
 				if (t < 0.6)
-					return "-j DNAT --to-destination " one("10.254.10.2 10.254.10.3 10.254.9.1 10.254.10.2-10.254.10.3 10.254.12.7") ports(":8080 :7000-7002 :53")
+					return "-j DNAT --to-destination " nat_to(one("10.254.10.2 10.254.10.3 10.254.9.1 10.254.10.2-10.254.10.3 10.254.12.7"), ports(":8080 :7000-7002 :53"))
 				if (t < 0.8)
 					return "-j REDIRECT" (proto != "" && chance(0.6) ? " --to-ports " one("7070 7070-7072") : "")
-				return "-j NETMAP --to " one("10.254.10.0/24 10.254.12.0/28")
+				return "-j NETMAP --to " conv(one("10.254.10.0/24 10.254.12.0/28"))
 			}
 			if (side == "src") {
 				t = rand()
 				if (t < 0.5)
-					return "-j SNAT --to-source " one("10.254.10.1 10.254.9.2 10.254.10.1-10.254.10.4 10.254.20.1") ports(":31000-31999 :40000-41999") (chance(0.2) ? " --persistent" : "")
+					return "-j SNAT --to-source " nat_to(one("10.254.10.1 10.254.9.2 10.254.10.1-10.254.10.4 10.254.20.1"), ports(":31000-31999 :40000-41999")) (chance(0.2) ? " --persistent" : "")
 				if (t < 0.8 && h == "post") {
 					t = proto != "" && chance(0.5) ? " --to-ports " one("32000-32999 32000-32999@--random 32000-32999@--random-fully 40000-41999") : ""
 					return "-j MASQUERADE" t
 				}
-				return "-j NETMAP --to " one("10.254.20.0/24 10.254.9.0/30")
+				return "-j NETMAP --to " conv(one("10.254.20.0/24 10.254.9.0/30"))
 			}
 		}
 		if (r < 0.5)
@@ -215,9 +264,14 @@ gen_rules()
 	}'
 }
 
-# The flows: $1 = fwd (from C, through R) or local (from R itself).
+# The flows: $1 = fwd (from C, through R) or local (from R itself), in
+# family $FAM.
 flows()
 {
+	if [ "$FAM" = 6 ]; then
+		FAM=4 flows "$1" | sed -E 's/10\.254\.([0-9]+)\.([0-9]+)/fd00:254:\1::\2/g'
+		return
+	fi
 	awk -v kind="$1" 'BEGIN {
 		if (kind == "fwd") {
 			split("10.254.9.1 10.254.9.3 10.254.9.4 10.254.9.5", src, " ")
@@ -243,7 +297,7 @@ flows()
 ct_tuples()
 {
 	$IP netns exec $R cat /proc/net/nf_conntrack |
-		sed 's/^ipv4 *2 \([a-z]*\) *[0-9]* [0-9]* \([A-Z_]* \)\{0,1\}/\1 /; s/\[[A-Z]*\] //g; s/ zone=.*//; s/ use=.*//' |
+		sed 's/^ipv[46] *[0-9]* \([a-z]*\) *[0-9]* [0-9]* \([A-Z_]* \)\{0,1\}/\1 /; s/\[[A-Z]*\] //g; s/ zone=.*//; s/ use=.*//' |
 		awk '{
 			for (i = 1; i <= NF; i++)
 				if ($i ~ /^dport=/ && ++d == 2) {
@@ -300,47 +354,57 @@ record()
 	printf '%s\n' "$@" | sed "s/^/# natdiff $_s /"
 }
 
-restored=0
-for s in $(seq 1 "$SEEDS"); do
-	if ! net_up; then
-		fail "seed $s: namespaces"
-		continue
+# IPv4's seeds, then IPv6's (half as many, the same tables in IPv6's
+# addresses, recorded as seeds v6-N).
+for FAM in 4 6; do
+	if [ "$FAM" = 4 ]; then
+		n=$SEEDS tag= restore=$IPT_RESTORE save=$IPT_SAVE
+	else
+		n=$(((SEEDS + 1) / 2)) tag=v6- restore=ip6tables-legacy-restore save=ip6tables-legacy-save
 	fi
-	gen_rules "$s" > /tmp/natdiff.rules
-	run klog $IP netns exec $R $IPT_RESTORE /tmp/natdiff.rules
-	record "$s" "restore rc=$RC" "$OUT"
-	if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ] && [ "$RC" -ne 2 ]; then
-		fail "seed $s: iptables-legacy-restore ended with $RC"
-		diag "$OUT"
-		continue
-	fi
-	if [ "$RC" -eq 0 ]; then
+	NODAD=$([ "$FAM" = 6 ] && echo nodad)
+	restored=0
+	for s in $(seq 1 "$n"); do
+		if ! net_up; then
+			fail "seed $tag$s: namespaces"
+			continue
+		fi
+		gen_rules "$s" > /tmp/natdiff.rules
+		run klog $IP netns exec $R $restore /tmp/natdiff.rules
+		record "$tag$s" "restore rc=$RC" "$OUT"
+		if [ "$RC" -ne 0 ] && [ "$RC" -ne 1 ] && [ "$RC" -ne 2 ]; then
+			fail "seed $tag$s: $restore ended with $RC"
+			diag "$OUT"
+			continue
+		fi
+		if [ "$RC" -ne 0 ]; then
+			pass "seed $tag$s: refused: $(printf '%s\n' "$OUT" | head -n1)"
+			continue
+		fi
 		restored=$((restored + 1))
 		flows fwd | $IP netns exec $C "$PROBE" > /tmp/natdiff.fwd 2>&1
 		frc=$?
 		flows local | $IP netns exec $R "$PROBE" > /tmp/natdiff.local 2>&1
 		lrc=$?
-		record "$s" "fwd rc=$frc" "$(cat /tmp/natdiff.fwd)" "local rc=$lrc" "$(cat /tmp/natdiff.local)"
+		record "$tag$s" "fwd rc=$frc" "$(cat /tmp/natdiff.fwd)" "local rc=$lrc" "$(cat /tmp/natdiff.local)"
 		sent=$(sed -n 's/^flow_probe: sent \([0-9]*\).*/\1/p' /tmp/natdiff.fwd /tmp/natdiff.local |
 			awk '{ n += $1 } END { print n + 0 }')
 		tuples=$(ct_settled)
-		record "$s" "$tuples"
-		record "$s" "$($IP netns exec $R $IPT_SAVE -c -t nat | grep -v '^#')"
+		record "$tag$s" "$tuples"
+		record "$tag$s" "$($IP netns exec $R $save -c -t nat | grep -v '^#')"
 		entries=$(printf '%s\n' "$tuples" | grep -c .)
 		# The record holds every entry R has, at most one a flow: fewer
 		# when a NAT target switched no conntrack on, a policy dropped a
 		# flow or no tuple was free (the other boot must agree).
 		count=$(ct_count)
-		ok_if "seed $s: restored; $sent flows sent, $entries conntrack entries recorded" \
+		ok_if "seed $tag$s: restored; $sent flows sent, $entries conntrack entries recorded" \
 			test "$entries" -eq "$count" -a "$entries" -le "$sent" -a "$sent" -gt 0
 		[ "$entries" -eq "$count" ] || diag "R counts $count entries" "$tuples" \
 			"R's conntrack statistics, per CPU:" "$($IP netns exec $R cat /proc/net/stat/nf_conntrack)"
-	else
-		pass "seed $s: refused: $(printf '%s\n' "$OUT" | head -n1)"
-	fi
+	done
+	# The generator makes valid tables most of the time: a run that
+	# restores few of them tests little.
+	ok_if "IPv$FAM: most seeds restored ($restored of $n)" test $((restored * 3)) -ge $((n * 2))
 done
-# The generator makes valid tables most of the time: a run that restores
-# few of them tests little.
-ok_if "most seeds restored ($restored of $SEEDS)" test $((restored * 3)) -ge $((SEEDS * 2))
 cleanup
 done_testing
