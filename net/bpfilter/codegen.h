@@ -437,8 +437,8 @@ struct cg_hook_load {
 	uint32_t err_rule;	/* a rule without a BPF translation, or UINT32_MAX */
 	const char *err_what;	/* what of it has none, or NULL */
 	const char *err_stage;	/* "generation", "fixups", "verifier", "continuation" */
-	uint64_t gen_ns;	/* spent generating, and in the kernel's verifier */
-	uint64_t verify_ns;
+	uint64_t gen_ns;	/* time spent generating every program */
+	uint64_t verify_ns;	/* time spent loading them (the kernel's verifier) */
 };
 
 /*

@@ -2,9 +2,8 @@
 /* Extension lookups by name and revision, as x_tables does them. */
 #include "extension.h"
 
-#include <stdio.h>
-
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>

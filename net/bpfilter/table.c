@@ -85,7 +85,7 @@ static int check_table_hooks(struct context *ctx, const struct table *t)
 	const char *why = NULL;
 	int h, seen = 0;
 
-	for (h = 0; h < NF_INET_NUMHOOKS && !why; h++) {
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		if (!(t->valid_hooks & (1u << h)))
 			continue;
 		if (t->hook_entry[h] == TABLE_NO_HOOK || t->underflow[h] == TABLE_NO_HOOK)
@@ -98,13 +98,15 @@ static int check_table_hooks(struct context *ctx, const struct table *t)
 			why = "unsorted entry";
 		else if (seen && max_entry == t->hook_entry[h])
 			why = "duplicate entry";
+		if (why)
+			break;
 		max_entry = t->hook_entry[h];
 		max_uflow = t->underflow[h];
 		seen = 1;
 	}
 	if (!why)
 		return 0;
-	bf_xt_err(ctx, "x_tables: %s at hook %d", why, h - 1);
+	bf_xt_err(ctx, "x_tables: %s at hook %d", why, h);
 	return -EINVAL;
 }
 

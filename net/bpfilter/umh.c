@@ -197,7 +197,6 @@ static __printf(2, 3) void log_verbatim(int level, const char *fmt, ...)
  * (dynamic debug: echo 'module bpfilter +p' > .../dynamic_debug/control).
  * BPFILTER_LOG_XT lines are x_tables' words, printed as they are.
  */
-
 static ssize_t log_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {

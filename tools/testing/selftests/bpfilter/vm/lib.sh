@@ -82,10 +82,11 @@ run()
 
 # klog CMD...: run CMD (bounded), then print after its output the netfilter
 # lines it put in the kernel log (x_tables', the xt modules', bpfilter's),
-# without timestamps; CMD's exit code. printk's "callbacks suppressed"
-# notes are left out: bpfilter ratelimits as the kernel does, silently. "Run `dmesg' for more information"
-# must find there what ip_tables prints. A marker written to /dev/kmsg
-# bounds the lines: the ring buffer may be full and rotating.
+# without timestamps; CMD's exit code. "Run `dmesg' for more information"
+# must find there what ip_tables prints. printk's "callbacks suppressed"
+# notes are left out: bpfilter ratelimits as the kernel does, silently. A
+# marker written to /dev/kmsg bounds the lines: the ring buffer may be full
+# and rotating.
 klog()
 {
 	_mark="bpfilter-selftest klog $(cat /proc/sys/kernel/random/uuid)"

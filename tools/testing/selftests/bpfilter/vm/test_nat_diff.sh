@@ -66,31 +66,31 @@ net_up()
 	link add c0 netns $C type veth peer name rc0 netns $R address 02:00:00:00:09:02
 	link add rs0 netns $R type veth peer name s0 netns $S
 	EOF
-	$IP -n $C -batch - <<-EOF || return 1
+	in_fam <<-EOF | $IP -n $C -batch - || return 1
 	link set lo up
-	addr add $(a 10.254.9.100)/$(len 24) dev c0 $NODAD
+	addr add 10.254.9.100/24 dev c0 $NODAD
 	link set c0 up
-	neigh add $(a 10.254.9.2) lladdr 02:00:00:00:09:02 dev c0 nud permanent
-	route add default via $(a 10.254.9.2)
+	neigh add 10.254.9.2 lladdr 02:00:00:00:09:02 dev c0 nud permanent
+	route add default via 10.254.9.2
 	EOF
-	$IP -n $S -batch - <<-EOF || return 1
+	in_fam <<-EOF | $IP -n $S -batch - || return 1
 	link set lo up
-	addr add $(a 10.254.10.100)/$(len 24) dev s0 $NODAD
+	addr add 10.254.10.100/24 dev s0 $NODAD
 	link set s0 up
 	EOF
-	$IP -n $R -batch - <<-EOF || return 1
+	in_fam <<-EOF | $IP -n $R -batch - || return 1
 	link set lo up
-	addr add $(a 10.254.9.2)/$(len 24) dev rc0 $NODAD
-	addr add $(a 10.254.10.1)/$(len 24) dev rs0 $NODAD
+	addr add 10.254.9.2/24 dev rc0 $NODAD
+	addr add 10.254.10.1/24 dev rs0 $NODAD
 	link set rc0 up
 	link set rs0 up
-	route add $(a 10.254.12.0)/$(len 24) via $(a 10.254.10.2)
-	neigh add $(a 10.254.9.1) lladdr 02:00:00:00:09:01 dev rc0 nud permanent
-	neigh add $(a 10.254.9.3) lladdr 02:00:00:00:09:03 dev rc0 nud permanent
-	neigh add $(a 10.254.9.4) lladdr 02:00:00:00:09:04 dev rc0 nud permanent
-	neigh add $(a 10.254.9.5) lladdr 02:00:00:00:09:05 dev rc0 nud permanent
-	neigh add $(a 10.254.10.2) lladdr 02:00:00:00:10:02 dev rs0 nud permanent
-	neigh add $(a 10.254.10.3) lladdr 02:00:00:00:10:03 dev rs0 nud permanent
+	route add 10.254.12.0/24 via 10.254.10.2
+	neigh add 10.254.9.1 lladdr 02:00:00:00:09:01 dev rc0 nud permanent
+	neigh add 10.254.9.3 lladdr 02:00:00:00:09:03 dev rc0 nud permanent
+	neigh add 10.254.9.4 lladdr 02:00:00:00:09:04 dev rc0 nud permanent
+	neigh add 10.254.9.5 lladdr 02:00:00:00:09:05 dev rc0 nud permanent
+	neigh add 10.254.10.2 lladdr 02:00:00:00:10:02 dev rs0 nud permanent
+	neigh add 10.254.10.3 lladdr 02:00:00:00:10:03 dev rs0 nud permanent
 	EOF
 	rm -f /tmp/natdiff.listen
 	$IP netns exec $R sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward
@@ -100,17 +100,21 @@ net_up()
 	wait_for grep -q listening /tmp/natdiff.listen
 }
 
-# a ADDR, len PREFIXLEN: an IPv4 address or prefix length of the plan, or
-# IPv6's for it ($FAM 6): 10.254.X.Y is fd00:254:X::Y, a /24 a /64.
-a()
+# in_fam: the IPv4 plan's text (addresses, prefixes, NAT targets) in
+# family $FAM's. For 6, 10.254.X.Y is fd00:254:X::Y, a /24 a /64, a longer
+# prefix keeps its host bits (/28 is /124), and a NAT target's address (or
+# range) goes in brackets before a port.
+in_fam()
 {
-	[ "$FAM" = 6 ] || { echo "$1"; return; }
-	echo "$1" | awk -F. '{ printf "fd00:254:%s::%s\n", $3, $4 }'
-}
-len()
-{
-	[ "$FAM" = 6 ] || { echo "$1"; return; }
-	echo $(($1 + 40))	# the plan's /24s only
+	if [ "$FAM" != 6 ]; then
+		cat
+		return
+	fi
+	sed -E 's/(--to-(destination|source) )(10\.254\.[0-9.]+(-10\.254\.[0-9.]+)?)(:[0-9-]+)/\1[\3]\5/
+		s/10\.254\.([0-9]+)\.([0-9]+)/fd00:254:\1::\2/g
+		s#/24( |$)#/64\1#g
+		s#/28( |$)#/124\1#g
+		s#/30( |$)#/126\1#g'
 }
 
 # The nat table for seed $1, in iptables-restore's form.
@@ -118,31 +122,6 @@ gen_rules()
 {
 	awk -v seed="$1" -v v6="$([ "$FAM" = 6 ] && echo 1)" '
 	function pick(n) { return int(rand() * n) }
-	# IPv6 (v6): 10.254.X.Y is fd00:254:X::Y; a /24 is a /64, a longer
-	# prefix keeps its host bits (/28 is /124).
-	function conv(s,   out, q, n) {
-		if (!v6)
-			return s
-		out = ""
-		while (match(s, /10\.254\.[0-9]+\.[0-9]+/)) {
-			split(substr(s, RSTART, RLENGTH), q, ".")
-			out = out substr(s, 1, RSTART - 1) "fd00:254:" q[3] "::" q[4]
-			s = substr(s, RSTART + RLENGTH)
-		}
-		s = out s
-		if (match(s, /\/[0-9]+$/)) {
-			n = substr(s, RSTART + 1) + 0
-			s = substr(s, 1, RSTART) (n == 24 ? 64 : 96 + n)
-		}
-		return s
-	}
-	# The address (or range) and port suffix of a NAT target: IPv6 puts the
-	# address in brackets before a port.
-	function nat_to(addr, port) {
-		if (!v6)
-			return addr port
-		return port == "" ? conv(addr) : "[" conv(addr) "]" port
-	}
 	function chance(p) { return rand() < p }
 	# One word of list, at random; in a word, "@" and "_" stand for spaces.
 	function one(list,   a, n, w) {
@@ -163,9 +142,9 @@ gen_rules()
 				m = m one("@--dport_53 @--dport_8080 @--sport_40000:40015 @!_--dport_53 @-m_multiport_--dports_53,80,7000:7001 @--dport_7000:7001")
 		}
 		if (chance(0.3))
-			m = m (chance(0.2) ? " !" : "") " -s " conv(one("10.254.9.1 10.254.9.0/24 10.254.9.4/30 10.254.10.0/24 10.254.10.1"))
+			m = m (chance(0.2) ? " !" : "") " -s " one("10.254.9.1 10.254.9.0/24 10.254.9.4/30 10.254.10.0/24 10.254.10.1")
 		if (chance(0.3))
-			m = m (chance(0.2) ? " !" : "") " -d " conv(one("10.254.10.2 10.254.10.0/24 10.254.9.2 10.254.12.0/24 10.254.10.3"))
+			m = m (chance(0.2) ? " !" : "") " -d " one("10.254.10.2 10.254.10.0/24 10.254.9.2 10.254.12.0/24 10.254.10.3")
 		if ((h == "pre" || h == "in") && chance(0.2))
 			m = m (chance(0.2) ? " !" : "") " -i " one("rc0 rs0 rc+ lo")
 		if ((h == "out" || h == "post") && chance(0.2))
@@ -195,20 +174,20 @@ gen_rules()
 			if (side == "dst") {
 				t = rand()
 				if (t < 0.6)
-					return "-j DNAT --to-destination " nat_to(one("10.254.10.2 10.254.10.3 10.254.9.1 10.254.10.2-10.254.10.3 10.254.12.7"), ports(":8080 :7000-7002 :53"))
+					return "-j DNAT --to-destination " one("10.254.10.2 10.254.10.3 10.254.9.1 10.254.10.2-10.254.10.3 10.254.12.7") ports(":8080 :7000-7002 :53")
 				if (t < 0.8)
 					return "-j REDIRECT" (proto != "" && chance(0.6) ? " --to-ports " one("7070 7070-7072") : "")
-				return "-j NETMAP --to " conv(one("10.254.10.0/24 10.254.12.0/28"))
+				return "-j NETMAP --to " one("10.254.10.0/24 10.254.12.0/28")
 			}
 			if (side == "src") {
 				t = rand()
 				if (t < 0.5)
-					return "-j SNAT --to-source " nat_to(one("10.254.10.1 10.254.9.2 10.254.10.1-10.254.10.4 10.254.20.1"), ports(":31000-31999 :40000-41999")) (chance(0.2) ? " --persistent" : "")
+					return "-j SNAT --to-source " one("10.254.10.1 10.254.9.2 10.254.10.1-10.254.10.4 10.254.20.1") ports(":31000-31999 :40000-41999") (chance(0.2) ? " --persistent" : "")
 				if (t < 0.8 && h == "post") {
 					t = proto != "" && chance(0.5) ? " --to-ports " one("32000-32999 32000-32999@--random 32000-32999@--random-fully 40000-41999") : ""
 					return "-j MASQUERADE" t
 				}
-				return "-j NETMAP --to " conv(one("10.254.20.0/24 10.254.9.0/30"))
+				return "-j NETMAP --to " one("10.254.20.0/24 10.254.9.0/30")
 			}
 		}
 		if (r < 0.5)
@@ -261,17 +240,13 @@ gen_rules()
 			}
 		}
 		print "COMMIT"
-	}'
+	}' | in_fam
 }
 
 # The flows: $1 = fwd (from C, through R) or local (from R itself), in
 # family $FAM.
 flows()
 {
-	if [ "$FAM" = 6 ]; then
-		FAM=4 flows "$1" | sed -E 's/10\.254\.([0-9]+)\.([0-9]+)/fd00:254:\1::\2/g'
-		return
-	fi
 	awk -v kind="$1" 'BEGIN {
 		if (kind == "fwd") {
 			split("10.254.9.1 10.254.9.3 10.254.9.4 10.254.9.5", src, " ")
@@ -286,7 +261,7 @@ flows()
 				printf "%s %s %d %s %d\n", i % 2 ? "tcp" : "udp", src[i % 2 + 1],
 					41000 + i, dst[i % 5 + 1], substr("53   80   8080 7000 5000 ", (i * 3 % 5) * 5 + 1, 4) + 0
 		}
-	}'
+	}' | in_fam
 }
 
 # R's conntrack entries: protocol, both tuples and the mark, sorted. States
