@@ -11,6 +11,9 @@
 # check's "N passed, N failed" line last; exits non-zero if either failed.
 #
 #   bash scripts/fresh-machine.sh [DIR]   (default /var/tmp/bpfilter-fresh; wiped)
+#
+# BUSY_CORES=N is passed on to the check (scripts/check.sh): the fresh
+# machine with N cores kept busy.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 src=$PWD
@@ -66,7 +69,7 @@ done
 # user with a clean environment; its log is $root.NAME.log, its exit code $rc.
 readme_command()
 {
-	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb \
+	chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb BUSY_CORES="${BUSY_CORES:-0}" \
 		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
 		/bin/bash -c "cd /root/bpfilter && bash scripts/run.sh $1" 2>&1 |
 		tee "$root.$1.log"

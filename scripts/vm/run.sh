@@ -8,7 +8,11 @@
 # Environment: BACKEND=bpfilter|ip_tables (default bpfilter), VM_TESTS="a b"
 # (a subset of the test scripts), NOBPF=1 (the kernel lacks BPF netfilter
 # programs: the tests expect bpfilter to refuse what it cannot enforce; set
-# per kernel by the suite, never detected), VM_TIMEOUT (seconds, default 600),
+# per kernel by the suite, never detected), VM_QUIET (seconds this boot
+# takes on a quiet machine, as the suites measured it: the time limit is then
+# twice that and a minute), VM_TIMEOUT (seconds: the limit itself, for a
+# campaign; default 2 * VM_QUIET + 60, or 600 without VM_QUIET), VM_BOOT
+# (a name for the boot's console log, run-backends.sh's plan),
 # INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
 # (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign),
 # NAT_DIFF_SEEDS (how many random nat tables test_nat_diff.sh compares),
@@ -20,7 +24,7 @@
 # dmesg lines worth reading, and "# Totals: pass:P fail:F ...". Exits non-zero
 # on any failed test, on missing results (no end marker, a plan that does not
 # match the results, a timeout) and on any WARN/BUG/oops/Call Trace in dmesg.
-# The whole console log is kept in build/vm/KVER/console-MODE-BACKEND[-nobpf].log.
+# The whole console log is kept in build/vm/KVER/console-MODE[-BOOT]-BACKEND[-nobpf].log.
 set -uo pipefail
 
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,8 +33,15 @@ mode=${2:-tests}
 backend=${BACKEND:-bpfilter}
 kdir=build/vm/$kver/kernel
 initrd=${INITRD:-build/vm/$kver/initrd.gz}
-log=build/vm/$kver/console-$mode-$backend${NOBPF:+-nobpf}.log
-timeout_s=${VM_TIMEOUT:-600}
+log=build/vm/$kver/console-$mode${VM_BOOT:+-$VM_BOOT}-$backend${NOBPF:+-nobpf}.log
+quiet=${VM_QUIET:-}
+# Twice the quiet time, so that a machine half as fast (shared, busy) still
+# passes, and a minute for QEMU's start and a slow first boot.
+if [ -n "$quiet" ]; then
+	timeout_s=${VM_TIMEOUT:-$((2 * quiet + 60))}
+else
+	timeout_s=${VM_TIMEOUT:-600}
+fi
 
 if [ ! -f "$kdir/vmlinuz" ]; then
 	scripts/vm/fetch-kernel.sh "$kver" > /dev/null || exit 1
@@ -128,6 +139,13 @@ if [ "$mode" != tests ] && [ "$fail" -eq 0 ]; then
 	pass=$((pass + 1))
 fi
 
-echo "# vm: $kver $mode backend=$backend: ${elapsed}s, console log $log"
+echo "# vm: $kver $mode${VM_BOOT:+ boot=$VM_BOOT} backend=$backend: ${elapsed}s" \
+	"(quiet ${quiet:-?}s, limit ${timeout_s}s), console log $log"
+# A boot that took half again its quiet time says so: the plan's figure is
+# out of date, or the machine was busy; either is worth knowing before a
+# limit is reached.
+if [ -n "$quiet" ] && [ "$((2 * elapsed))" -gt "$((3 * quiet))" ]; then
+	echo "# vm: note: this boot took ${elapsed}s, over 1.5 times its quiet ${quiet}s"
+fi
 echo "# Totals: pass:$pass fail:$fail xfail:0 xpass:0 skip:$skip error:0"
 [ "$fail" -eq 0 ] && [ -n "$done_line" ] && [ "${done_line#\# vm-done rc=}" = 0 ]
