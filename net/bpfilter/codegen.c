@@ -2409,46 +2409,6 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 	return 0;
 }
 
-int codegen_load(const struct codegen *cg, const char *name, char *log, size_t log_size)
-{
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_NETFILTER);
-	/* A module kfunc call names its BTF by index in fd_array (cg_call_module_kfunc()). */
-	int fd_array[2] = { -1, cg->bi->mod_btf_fd };
-	int fd, err;
-
-	if (cg->mod_kfuncs)
-		opts.fd_array = fd_array;
-
-	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
-	if (fd >= 0 || !log || !log_size)
-		return fd >= 0 ? fd : -errno;
-	err = -errno;
-	/*
-	 * Load again with a log only on failure: a verbose log of a big
-	 * program would not fit, and a truncated log fails the load itself.
-	 */
-	log[0] = '\0';
-	opts.log_buf = log;
-	opts.log_size = log_size;
-	opts.log_level = 1;
-	fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, name, "GPL", cg->insns, cg->len, &opts);
-	if (fd >= 0)
-		return fd;
-	return err;
-}
-
-/* Name of program @n of a hook whose first program is @name ("bpf_flt_INPUT"). */
-static void segment_name(char *buf, size_t len, const char *name, uint32_t n)
-{
-	const char *hook = strrchr(name, '_');
-
-	if (!n)
-		snprintf(buf, len, "%s", name);
-	else
-		/* The modulo tells the compiler the name fits. */
-		snprintf(buf, len, "bflt_%.6s_%u", hook ? hook + 1 : name, n % 1000);
-}
-
 void codegen_plan_free(struct cg_plan *p)
 {
 	uint32_t k;
@@ -2492,7 +2452,7 @@ static struct codegen *plan_prog(struct cg_plan *p, const struct cg_hook_load *l
 	cg->fold_min = l->fold_min;
 	cg->fold_jump_min = l->fold_jump_min;
 	cg->seg_insns = l->seg_insns;
-	cg->inject_fault = l->inject_fault && !p->nprogs;
+	cg->inject_fault = l->inject_fault && p->nprogs == l->fault_prog;
 	cg->slow_reads = l->slow_reads;
 	cg->state_fd = l->state_fd;
 	cg->runs_fd = l->runs_fd;
@@ -2557,122 +2517,5 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 		} while (!err && p->entries[e].kind == CG_ENTRY_LEAVES &&
 			 lo < p->entries[e].start + p->entries[e].len);
 	}
-	return err;
-}
-
-/* A map of folded rules another program of the hook made already (same run). */
-struct set_cache {
-	uint32_t start, len;
-	bool addr_only;
-	int fd;
-};
-
-/*
- * Give @cg's sets the fds of the same runs' maps made for earlier programs
- * (a run of jumps is looked up by its first program and by each leaf),
- * then remember the ones codegen_finalize() made. 0 or -errno.
- */
-static int share_sets(struct codegen *cg, struct set_cache **cache, uint32_t *n, bool after)
-{
-	uint32_t k, j;
-
-	for (k = 0; k < cg->nsets; k++) {
-		struct cg_set *s = &cg->sets[k];
-
-		for (j = 0; j < *n; j++)
-			if ((*cache)[j].start == s->start && (*cache)[j].len == s->len &&
-			    (*cache)[j].addr_only == s->addr_only)
-				break;
-		if (!after && j < *n && s->fd < 0) {
-			s->fd = dup((*cache)[j].fd);
-			if (s->fd < 0)
-				return -errno;
-		} else if (after && j == *n && s->fd >= 0) {
-			struct set_cache *c = realloc(*cache, (*n + 1) * sizeof(**cache));
-
-			if (!c)
-				return -ENOMEM;
-			*cache = c;
-			c[*n] = (struct set_cache){ s->start, s->len, s->addr_only, dup(s->fd) };
-			if (c[*n].fd < 0)
-				return -errno;
-			(*n)++;
-		}
-	}
-	return 0;
-}
-
-int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned int hook,
-		      const char *name)
-{
-	struct set_cache *cache = NULL;
-	uint32_t k, s, ncache = 0;
-	struct cg_plan p;
-	uint64_t t0;
-	int first = -1, fd, err;
-	char sname[16];
-
-	l->cont_fd = -1;
-	l->nsets = 0;
-	l->err_stage = "generation";
-	l->gen_ns = log_now_ns();
-	err = codegen_plan_hook(&p, l, t, hook);
-	l->gen_ns = log_now_ns() - l->gen_ns;
-	l->verify_ns = 0;
-	if (!err && p.nslots) {
-		l->err_stage = "continuation";
-		l->cont_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "bpf_flt_cont",
-					    sizeof(uint32_t), sizeof(uint32_t), p.nslots, NULL);
-		err = l->cont_fd < 0 ? -errno : 0;
-	}
-	for (k = 0; k < p.nprogs && !err; k++) {
-		struct codegen *cg = &p.progs[k];
-
-		l->err_prog = k;
-		cg->cont_fd = l->cont_fd;
-		l->err_stage = "fixups";
-		err = share_sets(cg, &cache, &ncache, false);
-		if (!err)
-			err = codegen_finalize(cg, l->counters_fd, l->progs_fd);
-		if (!err)
-			err = share_sets(cg, &cache, &ncache, true);
-		l->nsets += cg->nsets;
-		if (err)
-			break;
-		l->err_stage = "verifier";
-		segment_name(sname, sizeof(sname), name, k);
-		t0 = log_now_ns();
-		fd = codegen_load(cg, sname, l->log, l->log_size);
-		l->verify_ns += log_now_ns() - t0;
-		if (fd < 0) {
-			err = fd;
-			break;
-		}
-		/* Done with it: its maps are the program's now. */
-		codegen_free(cg);
-		if (!p.prog_nslots[k]) {
-			first = fd;
-			continue;
-		}
-		l->err_stage = "continuation";
-		for (s = p.prog_slot[k]; s < p.prog_slot[k] + p.prog_nslots[k] && !err; s++)
-			if (bpf_map_update_elem(l->cont_fd, &s, &fd, BPF_ANY))
-				err = -errno;
-		/* The array holds the program now. */
-		close(fd);
-	}
-	for (k = 0; k < ncache; k++)
-		close(cache[k].fd);
-	free(cache);
-	codegen_plan_free(&p);
-	if (!err) {
-		l->err_stage = NULL;
-		return first;
-	}
-	if (first >= 0)
-		close(first);
-	if (l->cont_fd >= 0)
-		close(l->cont_fd);
-	l->cont_fd = -1;
 	return err;
 }

@@ -424,7 +424,8 @@ struct cg_hook_load {
 	uint32_t fold_min;	/* as struct codegen */
 	uint32_t fold_jump_min;	/* as struct codegen; CG_FOLD_JUMP_MIN in the helper */
 	uint32_t seg_insns;	/* as struct codegen; CG_SEG_INSNS in the helper */
-	bool inject_fault;
+	bool inject_fault;	/* program fault_prog (0: the first) fails verification */
+	uint32_t fault_prog;
 	bool slow_reads;
 	char *log;		/* the verifier's log on a failed load, may be NULL */
 	size_t log_size;

@@ -1905,6 +1905,71 @@ TEST_F(cg, jump_run_10k_services)
 }
 
 /* More segments than tail calls allow: a clear -E2BIG, nothing loaded. */
+/* Open file descriptors of this process. */
+static int count_fds(void)
+{
+	char path[64];
+	int fd, n = 0;
+
+	for (fd = 0; fd < 4096; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n += !access(path, F_OK);
+	}
+	return n;
+}
+
+/*
+ * The programs of a hook are verified in parallel (codegen_load.c): when
+ * one in the middle fails, that one is reported, with the verifier's log,
+ * and neither the programs loaded beside it nor their maps stay open.
+ */
+TEST_F(cg, a_failing_segment_among_parallel_loads)
+{
+	static char log[1 << 20];
+	struct cg_hook_load l = {
+		.bi = &self->bi, .progs_fd = -1, .runs_fd = self->runs_fd, .fold_min = 0,
+		.seg_insns = 80, .inject_fault = true, .fault_prog = 3,
+		.log = log, .log_size = sizeof(log),
+	};
+	struct ipt_replace repl;
+	int i, fds, err;
+
+	tb_begin_output(self->tb);
+	for (i = 0; i < 200; i++) {
+		char a[32];
+
+		snprintf(a, sizeof(a), "10.1.%d.%d", i / 256, i % 256);
+		add_addr(self->tb, i % 2, a, 32, i % 3 ? V_DROP : V_ACCEPT);
+	}
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	ASSERT_EQ(0, tb_finish(self->tb, &repl));
+	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob,
+					&self->t));
+	self->cnt_fd = codegen_counters_create(self->t->num_entries);
+	ASSERT_LE(0, self->cnt_fd);
+	l.counters_fd = self->cnt_fd;
+	fds = count_fds();
+	log[0] = '\0';
+	err = codegen_load_hook(&l, self->t, NF_INET_LOCAL_OUT, "test_codegen");
+	EXPECT_GT(0, err);
+	EXPECT_LT(5, l.nsegs);
+	EXPECT_EQ(3, l.err_prog);
+	ASSERT_NE(NULL, l.err_stage);
+	EXPECT_STREQ("verifier", l.err_stage);
+	EXPECT_NE(NULL, strstr(log, "invalid read from stack"));
+	EXPECT_EQ(-1, l.cont_fd);
+	EXPECT_EQ(fds, count_fds());
+
+	/* Without the fault the same table loads, every segment. */
+	l.inject_fault = false;
+	err = codegen_load_hook(&l, self->t, NF_INET_LOCAL_OUT, "test_codegen");
+	ASSERT_LE(0, err);
+	EXPECT_LE(0, l.cont_fd);
+	close(err);
+	close(l.cont_fd);
+	EXPECT_EQ(fds, count_fds());
+}
+
 TEST_F(cg, segments_past_the_tail_call_limit)
 {
 	int i;
