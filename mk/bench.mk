@@ -17,6 +17,22 @@
 #   make bench-smoke  short run that checks the tool works: IPv4 at 1 and 100
 #                     rules (about 70 s on 2 busy cores), then IPv6 at 100
 #                     (about 20 s more)
+#   make bench-control  the control plane (issue 30): kube-proxy's filter
+#                     table for 1k, 10k and 20k ClusterIP services, IPv4 and
+#                     IPv6, loaded whole (iptables-legacy-restore) and changed
+#                     by one service (kube-proxy's --noflush partial sync) in
+#                     fresh namespaces, natively on this host: ip_tables,
+#                     bpfilter (shim + hostd) and nftables (kube-proxy's
+#                     verdict map and incremental transaction), 3 interleaved
+#                     rounds, medians; prints a table per case and one
+#                     "control: family=F table=filter services=N full_ratio=X
+#                     delta_ratio=Y ..." line each (bpfilter / ip_tables), and
+#                     the helper's peak RSS and BPF memory (control-mem:).
+#                     About 20 min on 2 busy cores, most of it nftables'
+#                     full loads at 10k and 20k (its kernel's cost grows with
+#                     the square of the per-service numgen maps; 20k hits the
+#                     300 s bound). Options through BENCH_CONTROL_ARGS, e.g.
+#                     "--sizes 1000 --family 4" (tools/bench/bench_control.sh)
 #
 # Both need root (network namespaces, BPF) and the helper + shim builds.
 
@@ -65,7 +81,13 @@ bench-smoke: helper shim bench-tools
 bench-nat: modules bench-tools
 	bash $(BENCH_SRC)/nat_bench.sh
 
+# The control-plane benchmark (issue 30): the host's part, the filter table.
+# Its rules come from tools/bench/kube_gen.sh, which bench-nat's guest shares.
+BENCH_CONTROL_ARGS ?=
+bench-control: helper shim
+	bash $(BENCH_SRC)/bench_control.sh $(BENCH_CONTROL_ARGS)
+
 bench-clean:
 	rm -rf $(BENCH_OUT)
 
-.PHONY: bench bench6 bench-stateful bench-smoke bench-nat bench-tools bench-clean
+.PHONY: bench bench6 bench-stateful bench-smoke bench-nat bench-control bench-tools bench-clean

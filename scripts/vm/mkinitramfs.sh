@@ -17,7 +17,8 @@
 #   the VM selftests (tools/testing/selftests/bpfilter/vm) and their C helpers
 #   (build/vm/bin, built by mk/vm.mk);
 #   with BENCH=1 also the NAT benchmark's guest side (tools/bench/
-#   nat_bench_guest.sh, build/bench/bench-conn), nft and nf_tables' modules.
+#   nat_bench_guest.sh, its rules' generator tools/bench/kube_gen.sh,
+#   build/bench/bench-conn), nft and nf_tables' modules.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -180,6 +181,7 @@ if [ -n "${BENCH:-}" ]; then
 	copy_from "$sys" /usr/sbin/nft
 	copy_from "" build/bench/bench-conn /selftests/bench-conn
 	cp tools/bench/nat_bench_guest.sh "$root/selftests/nat_bench.sh"
+	cp tools/bench/kube_gen.sh "$root/selftests/kube_gen.sh"
 fi
 cp scripts/vm/init "$root/init"
 cp scripts/vm/demo-guest.sh "$root/selftests/demo.sh"

@@ -35,6 +35,8 @@ PROCS=${NAT_PROCS:-2}
 # Seconds of warm-up flood before the measured one (0: none).
 WARM=${NAT_WARMUP:-5}
 bin=${BENCH_CONN:-/selftests/bench-conn}
+# The rules' generator: next to this script, in the VM /selftests/kube_gen.sh.
+gen=${KUBE_GEN:-$(dirname "$0")/kube_gen.sh}
 # iproute2's ip: busybox's has no netns.
 IP=/usr/sbin/ip
 rules=/tmp/nat.rules
@@ -73,81 +75,12 @@ net_down()
 	for ns in cl node ep; do $IP netns del $ns 2>/dev/null; done
 }
 
-# The iptables-restore file for $1 services.
-gen_iptables()
+# kube-proxy's rules for $2 services in form $1 (tools/bench/kube_gen.sh,
+# shared with the host's make bench-control): the nat table, one endpoint
+# (the ep namespace's socket) for every service, TCP for the first half.
+gen()
 {
-	awk -v n="$1" 'BEGIN {
-		print "*nat"
-		print ":PREROUTING ACCEPT [0:0]"; print ":INPUT ACCEPT [0:0]"
-		print ":OUTPUT ACCEPT [0:0]"; print ":POSTROUTING ACCEPT [0:0]"
-		print ":KUBE-SERVICES - [0:0]"; print ":KUBE-NODEPORTS - [0:0]"
-		print ":KUBE-POSTROUTING - [0:0]"; print ":KUBE-MARK-MASQ - [0:0]"
-		for (i = 0; i < n; i++) {
-			printf ":KUBE-SVC-%016X - [0:0]\n:KUBE-SEP-%016X - [0:0]\n", i * 7919, i * 104729
-		}
-		print "-A PREROUTING -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES"
-		print "-A OUTPUT -m comment --comment \"kubernetes service portals\" -j KUBE-SERVICES"
-		print "-A POSTROUTING -m comment --comment \"kubernetes postrouting rules\" -j KUBE-POSTROUTING"
-		print "-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000"
-		print "-A KUBE-POSTROUTING -m mark ! --mark 0x4000/0x4000 -j RETURN"
-		print "-A KUBE-POSTROUTING -j MARK --xor-mark 0x4000"
-		print "-A KUBE-POSTROUTING -m comment --comment \"kubernetes service traffic requiring SNAT\" -j MASQUERADE --random-fully"
-		for (i = 0; i < n; i++) {
-			ip = sprintf("10.96.%d.%d", int(i / 250), i % 250 + 1)
-			p = i < int(n / 2) ? "tcp" : "udp"
-			printf "-A KUBE-SERVICES -d %s/32 -p %s -m comment --comment \"default/svc-%d:http cluster IP\" -m %s --dport 80 -j KUBE-SVC-%016X\n", ip, p, i, p, i * 7919
-		}
-		print "-A KUBE-SERVICES -m comment --comment \"kubernetes service nodeports; NOTE: this must be the last rule in this chain\" -m addrtype --dst-type LOCAL -j KUBE-NODEPORTS"
-		for (i = 0; i < n; i++) {
-			ip = sprintf("10.96.%d.%d", int(i / 250), i % 250 + 1)
-			p = i < int(n / 2) ? "tcp" : "udp"
-			printf "-A KUBE-SVC-%016X ! -s 10.244.0.0/16 -d %s/32 -p %s -m comment --comment \"default/svc-%d:http cluster IP\" -m %s --dport 80 -j KUBE-MARK-MASQ\n", i * 7919, ip, p, i, p
-			printf "-A KUBE-SVC-%016X -m comment --comment \"default/svc-%d:http -> 10.244.0.2:8080\" -j KUBE-SEP-%016X\n", i * 7919, i, i * 104729
-			printf "-A KUBE-SEP-%016X -s 10.244.0.2/32 -m comment --comment \"default/svc-%d:http\" -j KUBE-MARK-MASQ\n", i * 104729, i
-			printf "-A KUBE-SEP-%016X -p %s -m comment --comment \"default/svc-%d:http\" -m %s -j DNAT --to-destination 10.244.0.2:8080\n", i * 104729, p, i, p
-		}
-		print "COMMIT"
-	}'
-}
-
-# The nft file for $1 services: $2 = rules (one nft rule per iptables rule) or vmap.
-gen_nft()
-{
-	awk -v n="$1" -v form="$2" 'BEGIN {
-		print "table ip kube {"
-		if (form == "vmap") {
-			print " map service-ips { type ipv4_addr . inet_proto . inet_service : verdict"
-			if (n) {
-				printf "  elements = { "
-				for (i = 0; i < n; i++)
-					printf "%s10.96.%d.%d . %s . 80 : goto svc-%d", i ? ", " : "", int(i / 250), i % 250 + 1, i < int(n / 2) ? "tcp" : "udp", i
-				print " }"
-			}
-			print " }"
-			print " chain services {\n  ip daddr . meta l4proto . th dport vmap @service-ips\n  fib daddr type local jump nodeports\n }"
-		} else {
-			print " chain services {"
-			for (i = 0; i < n; i++)
-				printf "  ip daddr 10.96.%d.%d %s dport 80 jump svc-%d\n", int(i / 250), i % 250 + 1, i < int(n / 2) ? "tcp" : "udp", i
-			print "  fib daddr type local jump nodeports"
-			print " }"
-		}
-		print " chain nodeports {\n }"
-		print " chain mark-masq {\n  meta mark set mark or 0x4000\n }"
-		for (i = 0; i < n; i++) {
-			p = i < int(n / 2) ? "tcp" : "udp"
-			printf " chain svc-%d {\n  ip saddr != 10.244.0.0/16 ip daddr 10.96.%d.%d %s dport 80 jump mark-masq\n  goto sep-%d\n }\n", i, int(i / 250), i % 250 + 1, p, i
-			printf " chain sep-%d {\n  ip saddr 10.244.0.2 jump mark-masq\n  meta l4proto %s dnat to 10.244.0.2:8080\n }\n", i, p
-		}
-		print " chain prerouting {\n  type nat hook prerouting priority dstnat; policy accept;\n  jump services\n }"
-		print " chain output {\n  type nat hook output priority -100; policy accept;\n  jump services\n }"
-		print " chain postrouting {\n  type nat hook postrouting priority srcnat; policy accept;"
-		print "  mark and 0x4000 == 0 return"
-		print "  meta mark set mark xor 0x4000"
-		print "  masquerade fully-random"
-		print " }"
-		print "}"
-	}'
+	sh "$gen" -t nat -e 1 -E 10.244.0.2:8080 -u half "$1" "$2"
 }
 
 # Load backend $1's ruleset for $2 services into node: prints the seconds it took.
@@ -155,9 +88,9 @@ load()
 {
 	local be=$1 n=$2 t0 rc
 	case $be in
-	iptables | bpfilter) gen_iptables "$n" > $rules ;;
-	nft) gen_nft "$n" rules > $rules ;;
-	nft-vmap) gen_nft "$n" vmap > $rules ;;
+	iptables | bpfilter) gen iptables "$n" > $rules ;;
+	nft) gen nft-rules "$n" > $rules ;;
+	nft-vmap) gen nft "$n" > $rules ;;
 	esac
 	t0=$(now)
 	case $be in
