@@ -11,7 +11,8 @@
 # per kernel by the suite, never detected), VM_QUIET (seconds this boot
 # takes on a quiet machine, as the suites measured it: the time limit is then
 # twice that and a minute), VM_TIMEOUT (seconds: the limit itself, for a
-# campaign; default 2 * VM_QUIET + 60, or 600 without VM_QUIET), VM_BOOT
+# campaign; default 2 * VM_QUIET + 60, or 1800 without VM_QUIET: an ad hoc
+# `make vm-test` of every test in one boot takes about 10 minutes), VM_BOOT
 # (a name for the boot's console log, run-backends.sh's plan),
 # INITRD (default build/vm/KVER/initrd.gz, built if missing), VM_FUZZ_SECONDS
 # (each test_sockopt_fuzz run; raise VM_TIMEOUT with it for a long campaign),
@@ -40,7 +41,7 @@ quiet=${VM_QUIET:-}
 if [ -n "$quiet" ]; then
 	timeout_s=${VM_TIMEOUT:-$((2 * quiet + 60))}
 else
-	timeout_s=${VM_TIMEOUT:-600}
+	timeout_s=${VM_TIMEOUT:-1800}
 fi
 
 if [ ! -f "$kdir/vmlinuz" ]; then
