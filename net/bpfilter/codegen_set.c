@@ -28,6 +28,11 @@
  * IPv6 runs fold alike, with 16-byte addresses; -p there is the protocol
  * ipv6_find_hdr() found behind the extension headers (CG_OFF_NH), and its
  * failure hotdrops as ip6_packet_match() does, after the addresses.
+ *
+ * A run of jumps by -p tcp|udp --dport (kube-proxy's KUBE-SERVICES) has
+ * the protocol in its key (RUN_L4), in IPv4 and IPv6 tables alike, so TCP
+ * and UDP rules share one run. In IPv6 a failed walk then hotdrops if any
+ * rule of the run, of either protocol, has the packet's address.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,9 +58,9 @@
 #define RUN_MAX_RANGE 1024
 
 /*
- * The shape proto of an IPv4 run of jumps by -p tcp|udp --dport: the
- * protocol is part of each key (proto << 16 | port), so KUBE-SERVICES'
- * TCP and UDP services fold into one run.
+ * The shape proto of a run of jumps by -p tcp|udp --dport: the protocol
+ * is part of each key (proto << 16 | port), so KUBE-SERVICES' TCP and UDP
+ * services fold into one run.
  */
 #define RUN_L4	0xff
 
@@ -289,7 +294,7 @@ static bool classify(const struct table *t, const struct rule *r, struct run_ite
 		return false;
 	}
 	it->l4 = ip->proto;
-	if (it->shape.verdict == CG_RUN_JUMP && alen == 4)
+	if (it->shape.verdict == CG_RUN_JUMP)
 		it->shape.proto = RUN_L4;
 	/* An empty range never matches: it stays a rule. */
 	return it->ranges[0].lo <= it->ranges[0].hi &&
@@ -518,6 +523,30 @@ static int build_set(struct codegen *cg, uint32_t i, uint32_t len, const struct 
 
 static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
 
+/* Copy @len bytes of scratch from @src to @dst in @size (BPF_W, BPF_H) pieces. */
+static void copy_scratch(struct codegen *cg, int dst, int src, unsigned int len, int size)
+{
+	const unsigned int step = size == BPF_W ? 4 : 2;
+	unsigned int b;
+
+	for (b = 0; b < len; b += step) {
+		cg_emit(cg, CG_LDX(size, BPF_REG_1, CG_REG_PKT, src + b));
+		cg_emit(cg, CG_STX(size, CG_REG_PKT, BPF_REG_1, dst + b));
+	}
+}
+
+/*
+ * Look the packet's address up in RUN_L4 address set @set as if it were a
+ * packet of protocol @proto (emit_lookup()'s key with a fixed port word):
+ * r0 = value or NULL.
+ */
+static void emit_l4_addr_lookup(struct codegen *cg, uint32_t set, int addr_off, uint8_t proto)
+{
+	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_SETKEY, (int32_t)proto << 16));
+	copy_scratch(cg, CG_OFF_SETKEY + 4, addr_off, cg->sets[set].alen, BPF_W);
+	cg_lookup_set(cg, set, CG_OFF_SETKEY);
+}
+
 /*
  * The checks before a RUN_L4 run's lookup, per the packet's protocol as
  * tcp_mt() and udp_mt() make them: a TCP or UDP first fragment with its
@@ -526,17 +555,27 @@ static void emit_lookup(struct codegen *cg, uint32_t set, int addr_off);
  * for a rule of the packet's protocol whose address matched: the run's
  * addresses with their protocol (or, without addresses, its protocols)
  * are a set of their own.
+ *
+ * IPv6: ip6_packet_match() tests the addresses, then hotdrops when the
+ * extension header walk failed, whatever the rule's protocol. So such a
+ * packet is dropped if its address is one of the run's with either
+ * protocol (the same set, looked up as TCP's and as UDP's: the run needs
+ * no third map), or at once in a run without addresses.
  */
 static int gen_l4_checks(struct codegen *cg, uint32_t i, uint32_t len,
 			 const struct run_shape *sh, int addr_off, uint32_t skip)
 {
+	const bool v4 = cg->table->fam == &family_ipv4;
 	uint32_t lookup = cg_new_label(cg), tcp = cg_new_label(cg);
-	uint32_t hotdrop = cg_new_label(cg), aset;
+	uint32_t hotdrop = cg_new_label(cg), drop = cg_new_label(cg);
+	uint32_t nh_bad = cg_new_label(cg), aset;
 	int err;
 
 	if (cg->err)
 		return cg->err;
 	cg_ld_proto(cg, BPF_REG_1);
+	if (!v4)
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, CG_NH_BAD, 0), sh->addr ? nh_bad : drop);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_1, IPPROTO_TCP, 0), tcp);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_1, IPPROTO_UDP, 0), skip);
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_2, CG_REG_FRAG));
@@ -555,6 +594,16 @@ static int gen_l4_checks(struct codegen *cg, uint32_t i, uint32_t len,
 		return err;
 	emit_lookup(cg, aset, addr_off);
 	cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
+	if (!v4 && sh->addr) {
+		/* Jumps go forward only: the failed walk's lookups come before the drop. */
+		cg_ja(cg, drop);
+		cg_place(cg, nh_bad);
+		emit_l4_addr_lookup(cg, aset, addr_off, IPPROTO_TCP);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JNE, BPF_REG_0, 0, 0), drop);
+		emit_l4_addr_lookup(cg, aset, addr_off, IPPROTO_UDP);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JEQ, BPF_REG_0, 0, 0), skip);
+	}
+	cg_place(cg, drop);
 	cg_exit_verdict(cg, CG_NF_DROP);
 	cg_place(cg, lookup);
 	return cg->err;
@@ -630,18 +679,6 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_RULE));
 	}
 	return cg->err;
-}
-
-/* Copy @len bytes of scratch from @src to @dst in @size (BPF_W, BPF_H) pieces. */
-static void copy_scratch(struct codegen *cg, int dst, int src, unsigned int len, int size)
-{
-	const unsigned int step = size == BPF_W ? 4 : 2;
-	unsigned int b;
-
-	for (b = 0; b < len; b += step) {
-		cg_emit(cg, CG_LDX(size, BPF_REG_1, CG_REG_PKT, src + b));
-		cg_emit(cg, CG_STX(size, CG_REG_PKT, BPF_REG_1, dst + b));
-	}
 }
 
 /* Build the key of set @set from the packet and look it up: r0 = value or NULL. */

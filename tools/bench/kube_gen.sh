@@ -25,9 +25,9 @@
 # The shape. Service i is 10.96.(i / 250).(i % 250 + 1) port 80 (past
 # 62,500 services, 10.97 and on); TCP, except every tenth (i % 10 == 9)
 # UDP with -u tenth (the default: kube-proxy's KUBE-SERVICES mixes them),
-# the second half UDP with -u half (tools/bench/nat_bench_guest.sh: in
-# IPv6 tables bpfilter folds a run of jumps only when its rules share the
-# protocol). Each service has EPS endpoints (default 3), endpoint k of
+# the second half UDP with -u half (tools/bench/nat_bench_guest.sh, as its
+# figures were measured when IPv6 runs of jumps did not mix protocols).
+# Each service has EPS endpoints (default 3), endpoint k of
 # service i being pod j = i * EPS + k at 10.244.(j / 250).(j % 250 + 1)
 # port 8080, or all of them ADDR:PORT with -E (a benchmark whose one
 # endpoint really answers). Chains as kube-proxy's, named by a

@@ -9,8 +9,8 @@
 # forwarding, the nat table) -- ep (10.244.0.2, the one endpoint, port
 # 8080). Service i is 10.96.(i / 250).(i % 250 + 1) port 80, TCP for the
 # first half of i, UDP for the second (so N services are N KUBE-SERVICES
-# rules, in two runs of one protocol each: bpfilter folds a run of jumps
-# only when its rules share the protocol, see README's limits); every service
+# rules, TCP then UDP, as README's figures were measured: once bpfilter
+# folded a run of jumps only when its rules shared the protocol); every service
 # DNATs to 10.244.0.2:8080 through its KUBE-SVC and KUBE-SEP chains, marks
 # for masquerading, and POSTROUTING masquerades marked packets, as
 # kube-proxy's rules for a ClusterIP with one endpoint do.

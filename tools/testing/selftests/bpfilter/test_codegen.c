@@ -2,7 +2,8 @@
 /*
  * BPF code generation: tables built as ip_tables blobs, validated by the
  * helper's table_from_replace(), compiled by codegen_hook(), loaded into
- * this kernel and run with BPF_PROG_TEST_RUN on crafted IPv4 packets.
+ * this kernel and run with BPF_PROG_TEST_RUN on crafted IPv4 packets (and,
+ * for runs of jumps, the same tables as ip6_tables ones on IPv6 packets).
  * Every test asserts the verdict (NF_DROP 0 / NF_ACCEPT 1) and the rule
  * counters that ipt_do_table() would produce.
  *
@@ -35,6 +36,7 @@
 #include <linux/netfilter_ipv4/ipt_ah.h>
 #include <linux/netfilter_ipv4/ipt_ttl.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -44,6 +46,7 @@
 #include "codegen.h"
 #include "context.h"
 #include "family.h"
+#include "rule.h"
 #include "table.h"
 
 #define V_DROP (-NF_DROP - 1)
@@ -262,6 +265,49 @@ static void pkt_icmp(struct pkt *p, uint8_t type, uint8_t code)
 	p->d[21] = code;
 }
 
+/* An IPv6 packet from @src to @dst, next header @nh; headers follow by pkt6_put(). */
+static void pkt_ip6(struct pkt *p, uint8_t nh, const char *src, const char *dst)
+{
+	memset(p, 0, sizeof(*p));
+	p->eth[12] = 0x86;
+	p->eth[13] = 0xdd;
+	p->d[0] = 0x60;
+	p->d[6] = nh;
+	p->d[7] = 64;
+	inet_pton(AF_INET6, src, p->d + 8);
+	inet_pton(AF_INET6, dst, p->d + 24);
+	p->len = 40;
+}
+
+/* Append @len bytes of @b to @p and set its payload length. */
+static void pkt6_put(struct pkt *p, const void *b, uint32_t len)
+{
+	memcpy(p->d + p->len, b, len);
+	p->len += len;
+	p->d[4] = (p->len - 40) >> 8;
+	p->d[5] = (p->len - 40) & 0xff;
+}
+
+/* A TCP (20 bytes, no flags) or UDP header from port 1 to @dport. */
+static void pkt6_l4(struct pkt *p, uint8_t proto, uint16_t dport)
+{
+	uint8_t h[20] = { 0, 1, dport >> 8, dport & 0xff };
+
+	if (proto == IPPROTO_TCP)
+		h[12] = 5 << 4;
+	else
+		h[5] = 8;
+	pkt6_put(p, h, proto == IPPROTO_TCP ? 20 : 8);
+}
+
+/* A fragment header of offset @off (8-byte units), next header @nh. */
+static void pkt6_frag(struct pkt *p, uint8_t nh, uint16_t off, bool more)
+{
+	uint8_t h[8] = { nh, 0, (off << 3) >> 8, ((off << 3) & 0xff) | more, 0, 0, 0, 7 };
+
+	pkt6_put(p, h, sizeof(h));
+}
+
 /* ---- fixture ---- */
 
 FIXTURE(cg) {
@@ -355,9 +401,14 @@ static int load_variant(FIXTURE_DATA(cg) *self, unsigned int hook, uint32_t fold
 	return 0;
 }
 
-/* Finish the table, validate it, compile and load the program(s) of @hook: 0 or -errno. */
+static int table_of(FIXTURE_DATA(cg) *self, const struct ipt_replace *repl, bool v6);
+
+/*
+ * Finish the table, validate it (with @v6 as the same ip6_tables table,
+ * tb_to_ipv6()), compile and load the program(s) of @hook: 0 or -errno.
+ */
 static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
-		      unsigned int hook)
+		      unsigned int hook, bool v6)
 {
 	struct ipt_replace repl;
 	int err;
@@ -365,7 +416,7 @@ static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
 	err = tb_finish(self->tb, &repl);
 	if (err)
 		return err;
-	err = table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
+	err = table_of(self, &repl, v6);
 	if (err) {
 		TH_LOG("table_from_replace: %d", err);
 		return err;
@@ -375,12 +426,13 @@ static int build_hook(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
 			    &self->cnt_fd, &self->cont_fd);
 }
 
-#define BUILD(hook) ASSERT_EQ(0, build_hook(_metadata, self, hook))
+#define BUILD(hook) ASSERT_EQ(0, build_hook(_metadata, self, hook, false))
+#define BUILD6(hook) ASSERT_EQ(0, build_hook(_metadata, self, hook, true))
 
 /* Run @p through the program: the verdict, or -errno. */
 static int run(FIXTURE_DATA(cg) *self, const struct pkt *p)
 {
-	unsigned char ctx[2] = { self->hook, NFPROTO_IPV4 };
+	unsigned char ctx[2] = { self->hook, self->t ? self->t->fam->nfproto : NFPROTO_IPV4 };
 	unsigned char buf[1600];
 	LIBBPF_OPTS(bpf_test_run_opts, opts);
 	int err;
@@ -1619,12 +1671,147 @@ static void add_jump_run(struct tb *tb, unsigned int *seed, int n, int first, in
 	}
 }
 
+/* The IPv6 address a test's IPv4 address a.b.c.d stands for: fd00::a.b.c.d. */
+static void addr6_of(const uint8_t *a4, uint8_t *a6)
+{
+	memset(a6, 0, 16);
+	a6[0] = 0xfd;
+	memcpy(a6 + 12, a4, 4);
+}
+
+/*
+ * Map one address and its mask of an IPv4 rule (model bytes, the address
+ * in the first 4) to the IPv6 rule's: prefix length p becomes 96 + p.
+ */
+static void map_prefix6(uint8_t *addr, uint8_t *msk)
+{
+	uint8_t a4[4], m4[4];
+
+	memcpy(a4, addr, 4);
+	memcpy(m4, msk, 4);
+	memset(msk, 0, 16);
+	memset(addr, 0, 16);
+	if (!m4[0] && !m4[1] && !m4[2] && !m4[3])
+		return;
+	addr6_of(a4, addr);
+	memset(msk, 0xff, 12);
+	memcpy(msk + 12, m4, 4);
+}
+
+/* Index of the entry at blob offset @off among the @n entries at @offs, or -1. */
+static long entry_at(const uint32_t *offs, uint32_t n, uint32_t off)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (offs[mid] == off)
+			return mid;
+		if (offs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * The finished table of @tb (@repl) as the same ip6_tables table: every
+ * address a.b.c.d/p becomes fd00::a.b.c.d/(96 + p), -p compares the
+ * protocol as ip6tables' (IP6T_F_PROTO), matches and targets are copied
+ * and jumps, hook entries and underflows move with their entries. The
+ * blob in *@blob6 (to free), its header in @repl6: 0 or -errno.
+ */
+static int tb_to_ipv6(const struct tb *tb, const struct ipt_replace *repl,
+		      unsigned char **blob6, struct ipt_replace *repl6)
+{
+	const uint32_t grow = sizeof(struct ip6t_entry) - sizeof(struct ipt_entry);
+	uint32_t *offs = calloc(tb->n, sizeof(*offs)), o, k, h;
+	unsigned char *out = calloc(1, tb->size + tb->n * grow);
+	int err = -EINVAL;
+
+	if (!offs || !out) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (o = 0, k = 0; o < tb->size && k < tb->n; k++) {
+		offs[k] = o;
+		o += ((const struct ipt_entry *)(tb->blob + o))->next_offset;
+	}
+	if (o != tb->size || k != tb->n)
+		goto fail;
+	for (k = 0; k < tb->n; k++) {
+		const struct ipt_entry *e = (const void *)(tb->blob + offs[k]);
+		struct ip6t_entry *e6 = (void *)(out + offs[k] + k * grow);
+		struct xt_standard_target *t;
+		struct rule_ip m;
+
+		family_ipv4.to_model(&e->ip, &m);
+		map_prefix6(m.src, m.smsk);
+		map_prefix6(m.dst, m.dmsk);
+		family_ipv6.from_model(&m, &e6->ipv6);
+		e6->target_offset = e->target_offset + grow;
+		e6->next_offset = e->next_offset + grow;
+		memcpy(e6->elems, e->elems, e->next_offset - sizeof(*e));
+		t = (void *)((unsigned char *)e6 + e6->target_offset);
+		if (!t->target.u.user.name[0] && t->verdict >= 0) {
+			long j = entry_at(offs, tb->n, t->verdict);
+
+			if (j < 0)
+				goto fail;
+			t->verdict += j * grow;
+		}
+	}
+	*repl6 = *repl;
+	repl6->size = tb->size + tb->n * grow;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		long he, uf;
+
+		if (!(repl->valid_hooks & 1u << h))
+			continue;
+		he = entry_at(offs, tb->n, repl->hook_entry[h]);
+		uf = entry_at(offs, tb->n, repl->underflow[h]);
+		if (he < 0 || uf < 0)
+			goto fail;
+		repl6->hook_entry[h] += he * grow;
+		repl6->underflow[h] += uf * grow;
+	}
+	free(offs);
+	*blob6 = out;
+	return 0;
+fail:
+	free(offs);
+	free(out);
+	return err;
+}
+
+/* self->t from the finished @tb, @repl: as it is, or with @v6 as the same ip6_tables table. */
+static int table_of(FIXTURE_DATA(cg) *self, const struct ipt_replace *repl, bool v6)
+{
+	struct ipt_replace repl6;
+	unsigned char *blob6;
+	int err;
+
+	table_free(self->t);
+	self->t = NULL;
+	if (!v6)
+		return table_from_replace(&self->ctx, &family_ipv4, repl, self->tb->blob, &self->t);
+	err = tb_to_ipv6(self->tb, repl, &blob6, &repl6);
+	if (err)
+		return err;
+	err = table_from_replace(&self->ctx, &family_ipv6, &repl6, blob6, &self->t);
+	free(blob6);
+	return err;
+}
+
 /*
  * A random OUTPUT table with runs of jumps to user chains, at the top and
  * inside a chain (frames under the run), chains that RETURN, decide, jump
- * on and hold runs of their own: self->t.
+ * on and hold runs of their own: self->t; with @v6 the same ip6_tables
+ * table (tb_to_ipv6()).
  */
-static int random_jump_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
+static int random_jump_table(FIXTURE_DATA(cg) *self, unsigned int *seed, bool v6)
 {
 	static const int verdicts[] = { V_DROP, V_ACCEPT, V_RETURN };
 	struct ipt_replace repl;
@@ -1664,9 +1851,62 @@ static int random_jump_table(FIXTURE_DATA(cg) *self, unsigned int *seed)
 	err = tb_finish(self->tb, &repl);
 	if (err)
 		return err;
-	table_free(self->t);
-	self->t = NULL;
-	return table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob, &self->t);
+	return table_of(self, &repl, v6);
+}
+
+/*
+ * A random IPv6 packet for compare_variants(): the addresses of
+ * rand_addr() as tb_to_ipv6() maps them; TCP, UDP or ICMPv6 behind no
+ * extension header, hop-by-hop or destination options, a first or a later
+ * fragment; or a walk that fails (ipv6_find_hdr() with fragoff 0: a later
+ * fragment followed by destination options, an extension header of which
+ * the packet holds less than its first 2 bytes); now and then cut short.
+ */
+static void rand_pkt6(unsigned int *seed, struct pkt *p)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMPV6 };
+	uint8_t nh = protos[rand_r(seed) % 3], l4[20] = {}, opts[8] = { 0, 0, 1, 4 };
+	char s[32], d[32], s6[48], d6[48];
+	int k = rand_r(seed) % 14;
+
+	rand_addr(seed, s);
+	rand_addr(seed, d);
+	snprintf(s6, sizeof(s6), "fd00::%s", s);
+	snprintf(d6, sizeof(d6), "fd00::%s", d);
+	pkt_ip6(p, nh, s6, d6);
+	switch (k) {
+	case 0:
+	case 1:
+		p->d[6] = k ? IPPROTO_DSTOPTS : IPPROTO_HOPOPTS;
+		opts[0] = nh;
+		pkt6_put(p, opts, sizeof(opts));
+		break;
+	case 2:
+	case 3:
+		p->d[6] = IPPROTO_FRAGMENT;
+		pkt6_frag(p, nh, k == 2 ? 0 : 1 + rand_r(seed) % 3, rand_r(seed) % 2);
+		break;
+	case 4:
+		p->d[6] = IPPROTO_FRAGMENT;
+		pkt6_frag(p, IPPROTO_DSTOPTS, 1 + rand_r(seed) % 3, true);
+		opts[0] = nh;
+		pkt6_put(p, opts, sizeof(opts));
+		break;
+	case 5:
+		p->d[6] = rand_r(seed) % 2 ? IPPROTO_DSTOPTS : IPPROTO_FRAGMENT;
+		opts[0] = nh;
+		pkt6_put(p, opts, rand_r(seed) % 2);
+		return;
+	}
+	l4[1] = rand_r(seed) % 6;
+	l4[3] = rand_r(seed) % 26;
+	l4[12] = 5 << 4;
+	pkt6_put(p, l4, sizeof(l4));
+	if (!(rand_r(seed) % 10)) {
+		p->len = 40 + rand_r(seed) % (p->len - 40);
+		p->d[4] = (p->len - 40) >> 8;
+		p->d[5] = (p->len - 40) & 0xff;
+	}
 }
 
 /* How a table is built: folding threshold, segment size (0: one program), header reads. */
@@ -1675,6 +1915,24 @@ struct variant {
 	bool slow_reads;
 	unsigned int insns, nsegs, nsets;
 };
+
+/* A random IPv4 packet for compare_variants(), short and fragmented ones too. */
+static void rand_pkt4(unsigned int *seed, struct pkt *p)
+{
+	static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+	char s[32], d[32];
+
+	pkt_ip(p, protos[rand_r(seed) % 3], rand_addr(seed, s), rand_addr(seed, d), 0, 20);
+	p->d[20] = 0;
+	p->d[21] = rand_r(seed) % 6;
+	p->d[22] = 0;
+	p->d[23] = rand_r(seed) % 26;
+	p->d[32] = 5 << 4;
+	if (!(rand_r(seed) % 8))
+		p->d[7] = rand_r(seed) % 3;
+	if (!(rand_r(seed) % 10))
+		p->len = 20 + rand_r(seed) % 20;
+}
 
 /*
  * Build self->t's OUTPUT both ways, send the same 60 random packets through
@@ -1697,21 +1955,13 @@ static void compare_variants(struct __test_metadata *_metadata, FIXTURE_DATA(cg)
 		v[j].nsets = self->nsets;
 	}
 	for (k = 0; k < 60; k++) {
-		static const uint8_t protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
-		char s[32], d[32];
 		struct pkt p;
 		int r[2];
 
-		pkt_ip(&p, protos[rand_r(seed) % 3], rand_addr(seed, s), rand_addr(seed, d), 0, 20);
-		p.d[20] = 0;
-		p.d[21] = rand_r(seed) % 6;
-		p.d[22] = 0;
-		p.d[23] = rand_r(seed) % 26;
-		p.d[32] = 5 << 4;
-		if (!(rand_r(seed) % 8))
-			p.d[7] = rand_r(seed) % 3;
-		if (!(rand_r(seed) % 10))
-			p.len = 20 + rand_r(seed) % 20;
+		if (self->t->fam == &family_ipv6)
+			rand_pkt6(seed, &p);
+		else
+			rand_pkt4(seed, &p);
 		for (j = 0; j < 2; j++) {
 			self->prog_fd = prog[j];
 			r[j] = run(self, &p);
@@ -1829,13 +2079,247 @@ TEST_F(cg, jump_runs_equal_inlined_jumps)
 			{ .fold_min = 2, .fold_jump_min = 2, .seg_insns = round % 2 ? 0 : 100 },
 		};
 
-		ASSERT_EQ(0, random_jump_table(self, &seed));
+		ASSERT_EQ(0, random_jump_table(self, &seed, false));
 		compare_variants(_metadata, self, &seed, v, &packets);
 		EXPECT_EQ(1, v[0].nsegs);
 		progs += v[1].nsegs;
 	}
 	TH_LOG("%lu packets, %lu programs in %u tables", packets, progs, rounds);
 	EXPECT_LT(3 * rounds, progs);
+}
+
+/*
+ * The same for ip6_tables tables (runs of jumps by -p tcp and -p udp
+ * mixed in half of them), on IPv6 packets behind extension headers,
+ * fragments, headers cut short and walks that fail.
+ */
+TEST_F_TIMEOUT(cg, jump_runs6_equal_inlined_jumps, 300)
+{
+	unsigned int seed = 6, round, rounds = 40;
+	unsigned long packets = 0, progs = 0, jump_sets = 0;
+
+	for (round = 0; round < rounds; round++) {
+		struct variant v[2] = {
+			{ .fold_min = 2 },
+			{ .fold_min = 2, .fold_jump_min = 2, .seg_insns = round % 2 ? 0 : 100 },
+		};
+
+		ASSERT_EQ(0, random_jump_table(self, &seed, true));
+		compare_variants(_metadata, self, &seed, v, &packets);
+		EXPECT_EQ(1, v[0].nsegs);
+		progs += v[1].nsegs;
+		jump_sets += v[1].nsets - v[0].nsets;
+	}
+	TH_LOG("%lu packets, %lu programs, %lu sets of runs of jumps in %u tables", packets, progs,
+	       jump_sets, rounds);
+	EXPECT_LT(3 * rounds, progs);
+	EXPECT_LT(2 * rounds, jump_sets);
+}
+
+/* Service @i of jump_run6_tcp_and_udp: its address, protocol, port and chain. */
+static void kube6_svc(int i, int n, char *addr, uint8_t *proto, uint16_t *port, const char **chain)
+{
+	static const char *const chains[] = { "ACC", "RET", "DRP" };
+
+	/* The last two are one DNS service: TCP and UDP port 53 of one address. */
+	if (i >= n - 2)
+		sprintf(addr, "fd00::10.96.1.1");
+	else
+		sprintf(addr, "fd00::10.96.0.%d", i + 1);
+	*proto = i % 3 == 2 || i == n - 1 ? IPPROTO_UDP : IPPROTO_TCP;
+	*port = *proto == IPPROTO_UDP || i == n - 2 ? 53 : 80;
+	*chain = chains[(i / 3) % 3];
+}
+
+/*
+ * ip6tables' KUBE-SERVICES: TCP and UDP services interleaved fold into one
+ * run of jumps (CG_FOLD_JUMP_MIN), and each packet is judged and counted
+ * as ip6t_do_table() would: the rule of its address, protocol and port;
+ * a fragment or a header cut short as tcp_mt() and udp_mt() take them,
+ * hotdropping only for an address of a rule of the packet's protocol; a
+ * failed extension header walk (ipv6_find_hdr() < 0 with fragoff 0)
+ * hotdrops for the address of any rule of the run, of either protocol, as
+ * ip6_packet_match() tests the addresses first, and goes on after the run
+ * for any other address.
+ */
+TEST_F(cg, jump_run6_tcp_and_udp)
+{
+	const int n = 99;
+	/* Rules: OUTPUT's jump, its policy, SERVICES' head, its n services, its end, chains. */
+	const uint32_t policy = OUT0 + 1, svc0 = OUT0 + 3, end = svc0 + n;
+	const uint32_t acc = end + 2, ret = end + 5, drp = end + 7;
+	uint64_t *want_pk, *want_by;
+	struct xt_counters *got;
+	const char *chain;
+	uint16_t port;
+	uint8_t proto;
+	char a[48];
+	struct pkt p;
+	uint32_t k;
+	int i;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(self->tb, "SERVICES");
+	for (i = 0; i < n; i++) {
+		kube6_svc(i, n, a, &proto, &port, &chain);
+		/* The IPv4 form of the address: build_hook() maps it back. */
+		add_l4_addr_to(self->tb, proto, true, a + strlen("fd00::"), 32, port, port, 0,
+			       chain);
+	}
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "ACC");
+	tb_rule(self->tb, NULL);
+	tb_verdict(self->tb, V_ACCEPT);
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "RET");
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "DRP");
+	tb_rule(self->tb, NULL);
+	tb_verdict(self->tb, V_DROP);
+	tb_chain_end(self->tb);
+	self->fold_jump_min = CG_FOLD_JUMP_MIN;
+	self->seg_insns = CG_SEG_INSNS;
+	BUILD6(NF_INET_LOCAL_OUT);
+	TH_LOG("%u instructions in %u programs, %u sets", self->insns, self->nsegs, self->nsets);
+	/* One lookup for the run, a tail call into the program with its chains. */
+	EXPECT_LE(1, self->nsets);
+	EXPECT_LT(1, self->nsegs);
+	want_pk = calloc(self->t->num_entries, sizeof(*want_pk));
+	want_by = calloc(self->t->num_entries, sizeof(*want_by));
+	got = calloc(self->t->num_entries, sizeof(*got));
+	ASSERT_NE(NULL, want_pk);
+	ASSERT_NE(NULL, want_by);
+	ASSERT_NE(NULL, got);
+
+#define SVC6(i, nh) (kube6_svc(i, n, a, &proto, &port, &chain), pkt_ip6(&p, nh, "fd00::1", a))
+#define COUNT6(r) (want_pk[r]++, want_by[r] += p.len)
+/* OUTPUT's jump to SERVICES counts every packet. */
+#define RUN6(verdict) do { EXPECT_PKT(verdict, &p); COUNT6(OUT0); } while (0)
+	/* Each service by its own protocol and port: its rule, then its chain. */
+	for (i = 0; i < n; i++) {
+		SVC6(i, proto);
+		pkt6_l4(&p, proto, port);
+		COUNT6(OUT0);
+		COUNT6(svc0 + i);
+		if (!strcmp(chain, "ACC")) {
+			EXPECT_EQ(NF_ACCEPT, run(self, &p)) TH_LOG("service %d", i);
+			COUNT6(acc);
+		} else if (!strcmp(chain, "DRP")) {
+			EXPECT_EQ(NF_DROP, run(self, &p)) TH_LOG("service %d", i);
+			COUNT6(drp);
+		} else {
+			/* RET returns: on after the run, SERVICES returns, the policy. */
+			EXPECT_EQ(NF_ACCEPT, run(self, &p)) TH_LOG("service %d", i);
+			COUNT6(ret);
+			COUNT6(end);
+			COUNT6(policy);
+		}
+	}
+	/* The other protocol to a service's address and port: no rule matches. */
+	SVC6(2, IPPROTO_TCP);
+	pkt6_l4(&p, IPPROTO_TCP, 53);
+	RUN6(NF_ACCEPT);
+	COUNT6(end);
+	COUNT6(policy);
+	SVC6(0, IPPROTO_UDP);
+	pkt6_l4(&p, IPPROTO_UDP, 80);
+	RUN6(NF_ACCEPT);
+	COUNT6(end);
+	COUNT6(policy);
+	/* A first fragment, behind hop-by-hop options: matched as a whole packet. */
+	SVC6(0, IPPROTO_FRAGMENT);
+	pkt6_frag(&p, IPPROTO_TCP, 0, true);
+	pkt6_l4(&p, IPPROTO_TCP, 80);
+	RUN6(NF_ACCEPT);
+	COUNT6(svc0);
+	COUNT6(acc);
+	SVC6(2, IPPROTO_HOPOPTS);
+	pkt6_put(&p, (const uint8_t[8]){ IPPROTO_UDP, 0, 1, 4 }, 8);
+	pkt6_l4(&p, IPPROTO_UDP, 53);
+	RUN6(NF_ACCEPT);
+	COUNT6(svc0 + 2);
+	COUNT6(acc);
+	/* Later fragments never match (no hotdrop: IPv6's offset is never 1). */
+	for (k = 1; k < 3; k++) {
+		SVC6(k == 1 ? 0 : 2, IPPROTO_FRAGMENT);
+		pkt6_frag(&p, k == 1 ? IPPROTO_TCP : IPPROTO_UDP, k, true);
+		pkt6_l4(&p, k == 1 ? IPPROTO_TCP : IPPROTO_UDP, port);
+		RUN6(NF_ACCEPT);
+		COUNT6(end);
+		COUNT6(policy);
+	}
+	/* A header cut short: a hotdrop for an address of a rule of its protocol only. */
+	SVC6(0, IPPROTO_TCP);
+	pkt6_l4(&p, IPPROTO_TCP, 80);
+	p.len -= 10;
+	RUN6(NF_DROP);
+	SVC6(2, IPPROTO_UDP);
+	pkt6_put(&p, (const uint8_t[4]){ 0, 1, 0, 53 }, 4);
+	RUN6(NF_DROP);
+	SVC6(2, IPPROTO_TCP);
+	pkt6_put(&p, (const uint8_t[10]){ 0, 1, 0, 53 }, 10);
+	RUN6(NF_ACCEPT);
+	COUNT6(end);
+	COUNT6(policy);
+	SVC6(0, IPPROTO_UDP);
+	pkt6_put(&p, (const uint8_t[4]){ 0, 1, 0, 80 }, 4);
+	RUN6(NF_ACCEPT);
+	COUNT6(end);
+	COUNT6(policy);
+	/*
+	 * The walk fails: a later fragment followed by destination options, a
+	 * fragment header or destination options cut before their second
+	 * byte. A hotdrop at the first rule with the packet's address, TCP or
+	 * UDP; nothing counted.
+	 */
+	for (i = 0; i < 6; i++) {
+		const int svcs[] = { 0, 2, 5, n - 1, n - 2, 7 };
+
+		SVC6(svcs[i], i % 3 == 2 ? IPPROTO_DSTOPTS : IPPROTO_FRAGMENT);
+		if (i % 3 == 0) {
+			pkt6_frag(&p, IPPROTO_DSTOPTS, 1, true);
+			pkt6_put(&p, (const uint8_t[8]){ IPPROTO_TCP }, 8);
+			pkt6_l4(&p, IPPROTO_TCP, 80);
+		} else {
+			pkt6_put(&p, (const uint8_t[1]){ IPPROTO_TCP }, 1);
+		}
+		EXPECT_EQ(NF_DROP, run(self, &p)) TH_LOG("walk %d fails", i);
+		COUNT6(OUT0);
+	}
+	/* The same to no service's address: on after the run. */
+	for (i = 0; i < 2; i++) {
+		pkt_ip6(&p, IPPROTO_FRAGMENT, "fd00::1", "fd00::10.96.9.9");
+		if (i) {
+			pkt6_frag(&p, IPPROTO_DSTOPTS, 1, true);
+			pkt6_put(&p, (const uint8_t[8]){ IPPROTO_UDP }, 8);
+			pkt6_l4(&p, IPPROTO_UDP, 53);
+		} else {
+			pkt6_put(&p, (const uint8_t[1]){ IPPROTO_TCP }, 1);
+		}
+		RUN6(NF_ACCEPT);
+		COUNT6(end);
+		COUNT6(policy);
+	}
+	/* Another protocol to a service's address. */
+	SVC6(0, IPPROTO_ICMPV6);
+	pkt6_put(&p, (const uint8_t[8]){ 128 }, 8);
+	RUN6(NF_ACCEPT);
+	COUNT6(end);
+	COUNT6(policy);
+#undef SVC6
+#undef COUNT6
+#undef RUN6
+	ASSERT_EQ(0, codegen_counters_sum(self->cnt_fd, self->t->num_entries, got));
+	for (k = 0; k < self->t->num_entries; k++) {
+		EXPECT_EQ(want_pk[k], got[k].pcnt) TH_LOG("rule %u", k);
+		EXPECT_EQ(want_by[k], got[k].bcnt) TH_LOG("rule %u", k);
+	}
+	free(want_pk);
+	free(want_by);
+	free(got);
 }
 
 /*
@@ -1984,7 +2468,7 @@ TEST_F(cg, segments_past_the_tail_call_limit)
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
 	self->fold_min = 0;
 	self->seg_insns = 80;
-	EXPECT_EQ(-E2BIG, build_hook(_metadata, self, NF_INET_LOCAL_OUT));
+	EXPECT_EQ(-E2BIG, build_hook(_metadata, self, NF_INET_LOCAL_OUT, false));
 	EXPECT_EQ(-1, self->prog_fd);
 	EXPECT_EQ(-1, self->cont_fd);
 }

@@ -55,6 +55,13 @@
  * their fragment header (an ICMPv6 error each otherwise), and reassembly
  * off (ip6frag_high_thresh 0: no time exceeded).
  *
+ * kube_services: kube-proxy's KUBE-SERVICES as ip6tables has it, runs of
+ * 64 to 120 jumps by -d addr/128 -p tcp|udp --dport with TCP and UDP
+ * services interleaved, which bpfilter folds into one lookup, reached from
+ * every built-in chain, to chains that RETURN or decide; random packets
+ * and, for each ruleset, packets to a TCP service's address, a UDP one's
+ * and another one with walks that fail, headers cut short, fragments.
+ *
  * Usage: test_verdict_diff6 [-s seed] [-n cases] [-p packets-per-ruleset] [-v];
  *        env VERDICT_DIFF_SEED, VERDICT_DIFF6_CASES.
  * Mismatches are printed and written to build/logs/verdict-mismatches6.txt
@@ -1546,6 +1553,295 @@ TEST_F(vd6, hotdrops)
 						 save[1].p);
 	free(save[0].p);
 	free(save[1].p);
+}
+
+/*
+ * kube-proxy's KUBE-SERVICES in ip6tables (issue 30): a run of 64 to 120
+ * jumps (CG_FOLD_JUMP_MIN and more), -d addr/128 -p tcp|udp -m comment
+ * -m tcp|udp --dport P -j c<k>, TCP and UDP services interleaved (every
+ * tenth a UDP one, others now and then), no two with the same address,
+ * protocol and port; INPUT, FORWARD and OUTPUT jump to it, some after a
+ * rule of their own, and go on with random rules; the service chains
+ * hold random rules and RETURN, ACCEPT or DROP.
+ */
+#define KUBE_MIN_SVCS	64
+#define KUBE_MAX_SVCS	120
+#define KUBE_ROUNDS	12
+
+struct kube_svc {
+	struct in6_addr a;
+	uint8_t proto;
+	uint16_t port;
+};
+
+static bool kube_key_used(const struct kube_svc *svc, unsigned int n, const struct kube_svc *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!memcmp(&svc[i].a, &s->a, 16) && svc[i].proto == s->proto &&
+		    svc[i].port == s->port)
+			return true;
+	return false;
+}
+
+static void gen_kube_svc6(struct vd6 *v, struct kube_svc *svc, unsigned int i,
+			  unsigned int nchains)
+{
+	static const uint16_t ports[] = { 53, 80, 443, 8080, 9153, 22 };
+	struct kube_svc *s = &svc[i];
+	unsigned int k;
+
+	do {
+		k = rnd(&v->rng, 10);
+		/* T's own addresses (INPUT), others it routes (FORWARD), or fd00:96::x. */
+		if (k < 3) {
+			s->a = v->t_local[rnd(&v->rng, NT6)];
+		} else if (k < 6) {
+			s->a = v->other[rnd(&v->rng, NO6)];
+		} else {
+			inet_pton(AF_INET6, "fd00:96::", &s->a);
+			s->a.s6_addr[15] = rnd(&v->rng, 200);
+		}
+		s->proto = i % 10 == 3 || !rnd(&v->rng, 5) ? 17 : 6;
+		s->port = rnd(&v->rng, 2) ? ports[rnd(&v->rng, 6)] : 1 + rnd(&v->rng, 2000);
+	} while (kube_key_used(svc, i, s));
+	bprintf(&v->rules, "-A KUBE-SERVICES -d ");
+	put_addr(&v->rules, &s->a);
+	bprintf(&v->rules, "/128 -p %s", s->proto == 6 ? "tcp" : "udp");
+	if (rnd(&v->rng, 4))
+		bprintf(&v->rules, " -m comment --comment \"default/svc-%u:p cluster IP\"", i);
+	bprintf(&v->rules, " -m %s --dport %u -j c%u\n", s->proto == 6 ? "tcp" : "udp", s->port,
+		rnd(&v->rng, nchains));
+	if (v->nseen < V6_SEEN)
+		v->seen[v->nseen++] = (struct v6_addr){ s->a, 128 };
+	if (v->nports < V6_SEEN)
+		v->ports[v->nports++] = s->port;
+	/* Packets aimed at services, yet room for the chains' rules. */
+	if (v->naims < 40 && rnd(&v->rng, 2))
+		v->aims[v->naims++] = (struct v6_aim){ .d = { s->a, 128 }, .proto = s->proto,
+						       .dport = s->port, .chain = 3, .xh = -1,
+						       .hl = -1 };
+}
+
+static unsigned int gen_kube6(struct vd6 *v, struct kube_svc *svc)
+{
+	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
+	static const char *const ends[] = { "ACCEPT", "DROP", "RETURN" };
+	unsigned int nchains = 3 + rnd(&v->rng, 4), n, c, i, k;
+	char name[8];
+
+	n = KUBE_MIN_SVCS + rnd(&v->rng, KUBE_MAX_SVCS - KUBE_MIN_SVCS + 1);
+	v->rules.len = 0;
+	v->nseen = v->nports = v->naims = 0;
+	bprintf(&v->rules, "*filter\n");
+	for (c = 0; c < 3; c++)
+		bprintf(&v->rules, ":%s %s [0:0]\n", builtin[c], rnd(&v->rng, 3) ? "ACCEPT" : "DROP");
+	bprintf(&v->rules, ":KUBE-SERVICES - [0:0]\n");
+	for (c = 0; c < nchains; c++)
+		bprintf(&v->rules, ":c%u - [0:0]\n", c);
+	for (c = 0; c < 3; c++) {
+		if (!rnd(&v->rng, 4))
+			gen_rule6(v, c, builtin[c], 0, 0);
+		bprintf(&v->rules, "-A %s -j KUBE-SERVICES\n", builtin[c]);
+		for (k = rnd(&v->rng, 3); k; k--)
+			gen_rule6(v, c, builtin[c], 0, 0);
+	}
+	for (i = 0; i < n; i++)
+		gen_kube_svc6(v, svc, i, nchains);
+	if (rnd(&v->rng, 2))
+		gen_rule6(v, 3, "KUBE-SERVICES", 0, 0);
+	for (c = 0; c < nchains; c++) {
+		snprintf(name, sizeof(name), "c%u", c);
+		/* A chain jumps only to those after it: no loops. */
+		for (k = rnd(&v->rng, 4); k; k--)
+			gen_rule6(v, 3, name, c + 1, nchains);
+		k = rnd(&v->rng, 4);
+		if (k)
+			bprintf(&v->rules, "-A %s -j %s\n", name, ends[k - 1]);
+	}
+	bprintf(&v->rules, "COMMIT\n");
+	return n;
+}
+
+/* What the packets aimed at the run's edges did on the kernel's side. */
+struct kube_stats {
+	unsigned long rulesets, folded, svc_hits;
+	/* Walks that fail, to a service's address and to no service's. */
+	unsigned long walk_fail_svc, walk_fail_svc_dropped;
+	unsigned long walk_fail_other, walk_fail_other_passed;
+	unsigned long cases, mismatches;	/* apart from random_rulesets' */
+};
+
+/*
+ * The packets of kind @kind (see kube_round6()) to @dst by @path; @s the
+ * service whose protocol and port the transport header has.
+ */
+static void kube_packet6(struct vd6 *v, struct pkt6 *p, unsigned int kind, enum path path,
+			 const struct in6_addr *dst, const struct kube_svc *s)
+{
+	/* A later fragment followed by destination options (said 8 bytes, 4 there). */
+	static const unsigned char frag_dst[] = { 60, 0, 0, 8, 0, 0, 0, 1, 6, 0, 1, 4 };
+	static const unsigned char dst_1[] = { 6 };	/* 1 byte of destination options */
+	static const unsigned char dst_cut[] = { 6, 1 };	/* says 16 bytes */
+	unsigned char h[40] = { 0 };
+	unsigned int l4len = s->proto == 6 ? 20 : 8, off = 0;
+	uint8_t nh = s->proto;
+
+	put16(h, 1000 + rnd(&v->rng, 1000));
+	put16(h + 2, s->port);
+	switch (kind) {
+	case 0:
+		mk_packet(v, p, "fd00:200::2", 44, frag_dst, sizeof(frag_dst),
+			  "frag(off 8), dstopts");
+		break;
+	case 1:
+		mk_packet(v, p, "fd00:200::2", 60, dst_1, sizeof(dst_1), "dstopts cut at 1");
+		break;
+	case 2:
+		mk_packet(v, p, "fd00:200::2", 60, dst_cut, sizeof(dst_cut),
+			  "dstopts cut at 2, tcp");
+		break;
+	case 3:
+		/* The transport header cut short: the ports and a little more, or the ports. */
+		mk_packet(v, p, "fd00:200::2", nh, h, s->proto == 6 ? 10 : 4, "l4 cut short");
+		break;
+	case 4:
+		/* A later fragment: tcp_mt()/udp_mt() never match it. */
+		memmove(h + 8, h, 8);
+		memset(h, 0, 8);
+		h[0] = nh;
+		put16(h + 2, 2 << 3);
+		put32(h + 4, 3);
+		mk_packet(v, p, "fd00:200::2", 44, h, 16, "frag(off 16), l4");
+		break;
+	case 5:
+		/* An atomic fragment (offset 0, no more): a whole packet to T. */
+		memmove(h + 8, h, 4);
+		memset(h, 0, 8);
+		h[0] = nh;
+		put32(h + 4, 4);
+		off = 48;
+		if (nh == 6)
+			h[8 + 12] = 5 << 4;
+		mk_packet(v, p, "fd00:200::2", 44, h, 8 + l4len, "atomic frag, l4");
+		break;
+	default:
+		off = 40;
+		if (nh == 6)
+			h[12] = 5 << 4;
+		mk_packet(v, p, "fd00:200::2", nh, h, l4len, "l4");
+	}
+	p->path = path;
+	if (path == PATH_OUTPUT)
+		memcpy(p->d + 8, &v->t_local[1], 16);
+	memcpy(p->d + 24, dst, 16);
+	/* T must not answer: a complete transport header's checksum is spoiled. */
+	if (off)
+		spoil_l4(p, nh, off);
+}
+
+#define KUBE_KINDS	7
+
+/*
+ * One kube-proxy-shaped ruleset (gen_kube6()): random packets, many aimed
+ * at services, then each kind of kube_packet6() by each path to a TCP
+ * service's address, a UDP one's and one no service has. Its mismatches.
+ */
+static unsigned int kube_round6(struct vd6 *v, unsigned int round, struct kube_stats *st)
+{
+	struct vd_round r = {
+		.report = v->report, .round = round, .quiet = v->shown >= V6_MAX_SHOWN,
+		.header = mismatch_header6, .ctx = v, .tables = "ip6_tables", .side = v->side,
+		.hd = &v->hd,
+	};
+	struct buf save[2] = { { 0 }, { 0 } };
+	struct kube_svc svc[KUBE_MAX_SVCS], none = { 0 };
+	const struct kube_svc *to[3] = { NULL, NULL, &none };
+	unsigned int n, i, k, d, path, np = 0;
+	enum outcome o[2];
+	struct pkt6 p;
+	bool show;
+
+	n = gen_kube6(v, svc);
+	inet_pton(AF_INET6, "fd00:96::ffff", &none.a);
+	for (i = 0; i < n; i++)
+		if (!to[svc[i].proto == 17])
+			to[svc[i].proto == 17] = &svc[i];
+	if (!vd_round_restore(&r, "ip6tables-legacy-restore", v->tmp, &v->rules))
+		goto out;
+	st->rulesets++;
+	if (count_set_maps())
+		st->folded++;
+	else
+		printf("# kube ruleset %u: its run of jumps was not folded\n", round);
+	for (i = 0; i < v->npackets; i++) {
+		gen_packet6(v, &p);
+		send_both6(v, &p, o);
+		if (!vd_round_case(&r, np++, o, v->outcomes, &show))
+			continue;
+		st->cases++;
+		if (show)
+			print_packet6(v, &p);
+	}
+	for (d = 0; d < 3 && to[0] && to[1]; d++) {
+		for (k = 0; k < KUBE_KINDS; k++) {
+			for (path = PATH_OUTPUT; path <= PATH_VD1; path++) {
+				/* To no service: the protocol and port of one that exists. */
+				kube_packet6(v, &p, k, path, &to[d]->a, to[d < 2 ? d : k % 2]);
+				send_both6(v, &p, o);
+				if (!vd_round_case(&r, np++, o, v->outcomes, &show))
+					continue;
+				st->cases++;
+				if (show)
+					print_packet6(v, &p);
+				if (k > 1)
+					continue;
+				if (d < 2) {
+					st->walk_fail_svc++;
+					st->walk_fail_svc_dropped += o[SIDE_K] == OUT_DROPPED;
+				} else {
+					st->walk_fail_other++;
+					st->walk_fail_other_passed += o[SIDE_K] != OUT_DROPPED;
+				}
+			}
+		}
+	}
+	vd_round_saves(&r, "ip6tables-legacy-save -c -t filter", save, &v->rules, 64 * 1024, np);
+	st->svc_hits += vd_count_hit_with(&save[0], "-A KUBE-SERVICES -d ");
+out:
+	st->mismatches += r.bad;
+	return vd_round_end(&r, save, run->verbose, &v->shown);
+}
+
+/*
+ * kube-proxy-shaped rulesets: bpfilter folds each run of jumps across TCP
+ * and UDP services (its set maps are loaded), and judges and counts
+ * every packet as ip6_tables does: services matched, fragments and headers
+ * cut short, and walks that fail (a hotdrop at a service's address,
+ * whatever its protocol; past the run elsewhere).
+ */
+TEST_F_TIMEOUT(vd6, kube_services, 1800)
+{
+	struct vd6 *v = &self->v;
+	struct kube_stats st = { 0 };
+	unsigned int round;
+
+	for (round = 1; round <= KUBE_ROUNDS; round++)
+		run->mismatches += kube_round6(v, round, &st);
+	printf("# kube: %lu rulesets, %lu folded, %lu cases, %lu mismatches, %lu service rules "
+	       "counted packets; failed walks: %lu of %lu to a service's address dropped, %lu of "
+	       "%lu to others not\n", st.rulesets, st.folded, st.cases, st.mismatches, st.svc_hits,
+	       st.walk_fail_svc_dropped, st.walk_fail_svc, st.walk_fail_other_passed,
+	       st.walk_fail_other);
+	EXPECT_EQ(KUBE_ROUNDS, st.rulesets);
+	EXPECT_LT(KUBE_ROUNDS * v->npackets, st.cases);
+	EXPECT_EQ(st.rulesets, st.folded);
+	EXPECT_LT(st.rulesets, st.svc_hits);
+	/* Both sides of the failed walk were reached, not only decided before the run. */
+	EXPECT_LT(0, st.walk_fail_svc_dropped);
+	EXPECT_LT(0, st.walk_fail_other_passed);
+	EXPECT_EQ(0, st.mismatches);
 }
 
 TEST_F_TIMEOUT(vd6, random_rulesets, 86400)
