@@ -26,24 +26,19 @@ bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
 # trixie-built module under the same fuzzer for a shorter one, and the
 # differential NAT test compares 5 random nat tables and 3 IPv6 ones (20
 # and 10 on 6.12).
-# Each boot: its name, its seconds against ip_tables and against
-# bpfilter.ko, its tests in the order they run. Measured at this plan's
-# commit, two boots at a time as here, on a machine that was not quiet
-# (other builds and tests beside it, load average 5-9), so above what a
-# quiet one takes. run.sh gives each twice that and a minute.
-boots="
-filter 190 250 test_basic test_save_restore test_errors test_privs test_netns
-	test_bpf_traffic test_matches test_mark test_conntrack test_reject test_log
-	test_nflog test_recent
-ext 135 190 test_addrtype test_owner test_set test_hashlimit test_connlimit
-	test_string test_time test_physdev test_cgroup test_server_firewall
-	test_concurrency test_signals test_limits test_helper_kill
-	test_crash_traffic test_verifier_fault
-ip6 95 175 test_ip6 test_ip6_stateful test_module_cycle test_raw
-nat 115 145 test_sockopt_fuzz test_nat test_kube_proxy test_docker test_nat_diff
+# Each boot of scripts/vm/boots: its seconds against ip_tables and against
+# bpfilter.ko, measured at cefb730, two boots at a time as here, on a
+# machine that was not quiet (other builds and tests beside it, load
+# average 5-9), so above what a quiet one takes. run.sh gives each twice
+# that and a minute.
+times="
+filter 190 250
+ext 135 190
+ip6 95 175
+nat 115 145
 "
 rc=0
-VM_BOOTS=$boots VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
+VM_BOOT_TIMES=$times VM_FUZZ_SECONDS=${VM_FUZZ_SECONDS:-5} NAT_DIFF_SEEDS=${NAT_DIFF_SEEDS:-5} \
 	bash scripts/vm/run-backends.sh "$kver" || rc=1
 # The differential NAT test: the two nat boots' records of test_nat_diff.sh.
 bash scripts/vm/natdiff.sh "build/vm/$kver/console-tests-nat-ip_tables.log" \

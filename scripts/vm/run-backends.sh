@@ -7,14 +7,14 @@
 # the plan's order, each boot's ip_tables run before its bpfilter run
 # (run.sh prints each run's "# Totals:" line). Exits non-zero if any fails.
 #
-# The plan comes from the suite in VM_BOOTS, one boot a line (a line that
-# starts with blanks goes on the one before):
-#   NAME IPT_S BPF_S TEST...
-# Every guest test but test_nobpf.sh (6.1's) must be in exactly one boot.
-# IPT_S and BPF_S are what the boot takes on a quiet machine of this kind
-# (2 cores) against ip_tables and against bpfilter.ko, measured with this
-# script; each run's time limit follows from its own figure (run.sh,
-# VM_QUIET), so a slow or shared machine costs minutes, not a red run.
+# The boots and their tests are scripts/vm/boots' (every guest test but
+# test_nobpf.sh, 6.1's, in exactly one). Their times come from the suite
+# in VM_BOOT_TIMES, a boot a line:
+#   NAME IPT_S BPF_S
+# what the boot takes on a quiet machine of this kind (2 cores) against
+# ip_tables and against bpfilter.ko, measured with this script; each run's
+# time limit follows from its own figure (run.sh, VM_QUIET), so a slow or
+# shared machine costs minutes, not a red run.
 # A boot's console log is build/vm/KVER/console-tests-NAME-BACKEND.log.
 #
 # Why several boots at once: a TCG guest running the selftests keeps about
@@ -27,8 +27,17 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 kver=${1:?usage: run-backends.sh KVER}
-plan=$(echo "${VM_BOOTS:?run-backends.sh: set VM_BOOTS (NAME IPT_S BPF_S TEST... a line)}" |
-	sed -z 's/\n[ \t]\+/ /g')
+times=${VM_BOOT_TIMES:?run-backends.sh: set VM_BOOT_TIMES (NAME IPT_S BPF_S a line)}
+# The plan: NAME IPT_S BPF_S TEST... a line; a boot without times is none.
+plan=$(sed -z 's/\n[ \t]\+/ /g' scripts/vm/boots | grep -v '^#' |
+	awk 'NR == FNR { if (NF == 3) t[$1] = $2 " " $3; next }
+	     NF >= 2 { if (!($1 in t)) { print "# no times for boot " $1; next }
+		       $1 = $1 " " t[$1]; print }' <(echo "$times") -)
+if echo "$plan" | grep -q '^# no times'; then
+	echo "$plan" | grep '^# no times' | sed 's/^/# run-backends.sh: /'
+	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
+	exit 1
+fi
 jobs=${VM_JOBS:-2}
 [ -n "${VM_SERIAL:-}" ] && jobs=1
 out=$(mktemp -d) || exit 1
@@ -39,7 +48,7 @@ runs=$(echo "$plan" | awk 'NF >= 4 && $1 !~ /^#/ {
 	t = ""; for (i = 4; i <= NF; i++) t = t " " $i
 	print $2, $1, "ip_tables", t; print $3, $1, "bpfilter", t }' | sort -k1,1nr)
 if [ -z "$runs" ]; then
-	echo "# run-backends.sh: VM_BOOTS has no boot"
+	echo "# run-backends.sh: no boot in scripts/vm/boots"
 	echo "# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0"
 	exit 1
 fi
