@@ -77,6 +77,7 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->fail_label = CG_NO_LABEL;
 	cg->underflow_label = CG_NO_LABEL;
 	cg->count_exit[0] = cg->count_exit[1] = CG_NO_LABEL;
+	cg->cx_first = UINT32_MAX;
 	cg->leaf_hi = UINT32_MAX;
 	cg->ja_end = UINT32_MAX;
 	cg->cont_fd = -1;
@@ -1302,6 +1303,20 @@ static void gen_prologue(struct codegen *cg)
 	lookup_elem(cg, CG_FIX_MAP_COUNTERS, BPF_REG_10, CG_STK_CNTKEY);
 	cg_drop_if(cg, BPF_REG_0, false);
 	cg_emit(cg, CG_MOV64_REG(CG_REG_CNT, BPF_REG_0));
+	/*
+	 * The elements of the later chunks this program counts in: which
+	 * ones is known once its rules are, so their lookups are a block at
+	 * the end (gen_cnt_lookups()) that jumps back here, the one backward
+	 * jump: @cnt_back is marked used before anything jumps to it.
+	 */
+	if (cg->cnt_nchunks > 1) {
+		cg->cnt_lookups = cg_new_label(cg);
+		cg->cnt_back = cg_new_label(cg);
+		cg_ja(cg, cg->cnt_lookups);
+		if (!cg->err)
+			cg->labels[cg->cnt_back].used = true;
+		cg_place(cg, cg->cnt_back);
+	}
 
 	/*
 	 * skb->len is what ip_tables counts; skb->data (the IPv4 header at
@@ -1569,25 +1584,93 @@ static void gen_count_at(struct codegen *cg, int base, int16_t off)
 	cg_place(cg, done);
 }
 
+/* r1 = this run's element of counters chunk @c > 0, spilled by gen_cnt_lookups(). */
+static void gen_ld_chunk(struct codegen *cg, uint32_t c)
+{
+	/* Unreachable code is not emitted: it needs no lookup either. */
+	if (!cg->dead)
+		cg->cnt_used |= 1u << c;
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_1, BPF_REG_10, CG_STK_CNTPTR(c)));
+}
+
 /* Count a match of rule @index: its slot in the counters element of this run (codegen.h). */
 static void gen_counter(struct codegen *cg, uint32_t index)
 {
-	uint32_t off = index * 16;
+	uint32_t c = index / cg->cnt_chunk;
+	uint32_t off = (index - c * cg->cnt_chunk) * 16;
+	int base = CG_REG_CNT;
 
+	if (c) {
+		gen_ld_chunk(cg, c);
+		base = BPF_REG_1;
+	}
 	if (off + 8 <= SHRT_MAX) {
-		gen_count_at(cg, CG_REG_CNT, (int16_t)off);
+		gen_count_at(cg, base, (int16_t)off);
 		return;
 	}
-	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
+	if (base != BPF_REG_1)
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_1, base));
 	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)off));
 	gen_count_at(cg, BPF_REG_1, 0);
 }
 
-void cg_counter_reg(struct codegen *cg, int reg)
+/*
+ * cg_counter_reg() in a table of several counters chunks: r3, a rule
+ * index in [@first, @end), picks the element of its chunk (compares
+ * against the boundaries of the chunks that range spans) and becomes
+ * the offset in it.
+ */
+static void counter_reg_chunks(struct codegen *cg, uint32_t first, uint32_t end)
 {
-	uint32_t ok = cg_new_label(cg);
+	const uint32_t per = cg->cnt_chunk;
+	uint32_t lo = first / per, hi = (end - 1) / per, c;
+	uint32_t ok = cg_new_label(cg), count = cg_new_label(cg);
+
+	/* As with one chunk, and below too: the verifier must see r3 within the chunk. */
+	cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_3, (int32_t)end, 0), ok);
+	cg_exit_verdict(cg, CG_NF_DROP);
+	cg_place(cg, ok);
+	if (lo) {
+		ok = cg_new_label(cg);
+		cg_jmp(cg, CG_JMP_IMM(BPF_JGE, BPF_REG_3, (int32_t)(lo * per), 0), ok);
+		cg_exit_verdict(cg, CG_NF_DROP);
+		cg_place(cg, ok);
+	}
+	for (c = hi; c > lo; c--) {
+		uint32_t below = cg_new_label(cg);
+
+		cg_jmp(cg, CG_JMP_IMM(BPF_JLT, BPF_REG_3, (int32_t)(c * per), 0), below);
+		cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_3, (int32_t)(c * per)));
+		gen_ld_chunk(cg, c);
+		cg_ja(cg, count);
+		cg_place(cg, below);
+	}
+	if (lo) {
+		cg_emit(cg, CG_ALU64_IMM(BPF_SUB, BPF_REG_3, (int32_t)(lo * per)));
+		gen_ld_chunk(cg, lo);
+	} else {
+		cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
+	}
+	cg_place(cg, count);
+	cg_emit(cg, CG_ALU64_IMM(BPF_LSH, BPF_REG_3, 4));
+	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_3));
+	gen_count_at(cg, BPF_REG_1, 0);
+}
+
+void cg_counter_reg(struct codegen *cg, int reg, uint32_t first, uint32_t end)
+{
+	uint32_t ok;
 
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_3, reg));
+	if (cg->cnt_nchunks > 1) {
+		if (first >= end || end > cg->table->num_entries) {
+			set_err(cg, -EINVAL);
+			return;
+		}
+		counter_reg_chunks(cg, first, end);
+		return;
+	}
+	ok = cg_new_label(cg);
 	/*
 	 * Set values are rule indexes of this table; the bound also lets the
 	 * verifier check the access. Anything else cannot be counted: drop.
@@ -1599,6 +1682,37 @@ void cg_counter_reg(struct codegen *cg, int reg)
 	cg_emit(cg, CG_MOV64_REG(BPF_REG_1, CG_REG_CNT));
 	cg_emit(cg, CG_ALU64_REG(BPF_ADD, BPF_REG_1, BPF_REG_3));
 	gen_count_at(cg, BPF_REG_1, 0);
+}
+
+/*
+ * The lookups of the later counters chunks' elements the program counts
+ * in, the prologue jumped to (codegen.h): key chunk * (ncpus + 1) + the
+ * slot of chunk 0's (CG_STK_CNTKEY, shared or this CPU's), the pointer
+ * spilled to CG_STK_CNTPTR(chunk); a failed lookup drops, as chunk 0's.
+ */
+static void gen_cnt_lookups(struct codegen *cg)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t c;
+
+	if (cg->cnt_nchunks <= 1)
+		return;
+	if (ncpus <= 0) {
+		set_err(cg, ncpus ? ncpus : -EINVAL);
+		return;
+	}
+	cg_place(cg, cg->cnt_lookups);
+	for (c = 1; c < cg->cnt_nchunks; c++) {
+		if (!(cg->cnt_used & (1u << c)))
+			continue;
+		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, BPF_REG_10, CG_STK_CNTKEY));
+		cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_1, (int32_t)(c * (uint32_t)(ncpus + 1))));
+		cg_emit(cg, CG_STX(BPF_W, BPF_REG_10, BPF_REG_1, CG_STK_KEY));
+		lookup_elem(cg, CG_FIX_MAP_COUNTERS, BPF_REG_10, CG_STK_KEY);
+		cg_drop_if(cg, BPF_REG_0, false);
+		cg_emit(cg, CG_STX(BPF_DW, BPF_REG_10, BPF_REG_0, CG_STK_CNTPTR(c)));
+	}
+	cg_ja(cg, cg->cnt_back);
 }
 
 /* The state slot of match @k of @r: how many stateful matches come before it. */
@@ -1697,22 +1811,53 @@ uint64_t codegen_runs_bytes(unsigned int ncpus)
 	return (uint64_t)ncpus * CG_LEVELS * CG_RUN_SIZE;
 }
 
+/* The spilled chunk pointers stay within the 512 bytes of a BPF stack frame. */
+_Static_assert(-CG_STK_CNTPTR(CG_CNT_MAX_CHUNKS - 1) <= 512, "counters chunks: stack");
+_Static_assert(CG_CNT_MAX_CHUNKS <= 32, "counters chunks: struct codegen's cnt_used");
+
+uint32_t codegen_counters_chunk(uint32_t num_entries, uint32_t *nchunks)
+{
+	uint32_t n = (num_entries + CG_CNT_MAX_ENTRIES - 1) / CG_CNT_MAX_ENTRIES;
+
+	if (n <= 1) {
+		*nchunks = 1;
+		return num_entries;
+	}
+	*nchunks = n;
+	/* Equal chunks: the padding of the last one is at most n * 4 entries. */
+	return ((num_entries + n - 1) / n + 3) & ~3u;
+}
+
 /* Value size of a counters element: whole cache lines (codegen.h). */
 static uint32_t counters_value_size(uint32_t num_entries)
 {
-	return (num_entries * (uint32_t)sizeof(struct xt_counters) + 63) & ~63u;
+	uint32_t n, per = codegen_counters_chunk(num_entries, &n);
+
+	return (per * (uint32_t)sizeof(struct xt_counters) + 63) & ~63u;
+}
+
+/* Elements of a counters map for @num_entries entries on @ncpus CPUs. */
+static uint32_t counters_elems(uint32_t num_entries, unsigned int ncpus)
+{
+	uint32_t n;
+
+	codegen_counters_chunk(num_entries, &n);
+	return n * (ncpus + 1);
 }
 
 int codegen_counters_create(uint32_t num_entries)
 {
 	int ncpus = libbpf_num_possible_cpus(), fd;
+	uint32_t n;
 
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
-	if (!num_entries || num_entries > CG_CNT_MAX_ENTRIES)
+	codegen_counters_chunk(num_entries, &n);
+	if (!num_entries || n > CG_CNT_MAX_CHUNKS)
 		return -E2BIG;
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bpf_flt_cnt", sizeof(uint32_t),
-			    counters_value_size(num_entries), ncpus + 1, NULL);
+			    counters_value_size(num_entries), counters_elems(num_entries, ncpus),
+			    NULL);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -1720,38 +1865,52 @@ bool codegen_counters_fit(int fd, uint32_t num_entries)
 {
 	int ncpus = libbpf_num_possible_cpus();
 
-	return ncpus > 0 && array_fits(fd, counters_value_size(num_entries), (uint32_t)ncpus + 1);
+	return ncpus > 0 && array_fits(fd, counters_value_size(num_entries),
+				       counters_elems(num_entries, ncpus));
 }
 
 uint64_t codegen_counters_bytes(uint32_t num_entries, unsigned int ncpus)
 {
-	return (uint64_t)(ncpus + 1) * counters_value_size(num_entries);
+	return (uint64_t)counters_elems(num_entries, ncpus) * counters_value_size(num_entries);
 }
 
+/*
+ * The layout comes from the map, not from @n: callers may want only the
+ * first entries (tools/bench). Element key holds entries chunk * per ..,
+ * chunk = key / (ncpus + 1), per = what one value holds (all of them in a
+ * one-chunk map).
+ */
 int codegen_counters_sum(int fd, uint32_t n, struct xt_counters *out)
 {
 	int ncpus = libbpf_num_possible_cpus(), err = 0;
 	struct bpf_map_info info = {};
-	uint32_t len = sizeof(info), key, i;
+	uint32_t len = sizeof(info), key, i, per, nchunks, first;
 	struct xt_counters *v;
 
 	if (ncpus <= 0)
 		return ncpus ? ncpus : -EINVAL;
 	if (bpf_map_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	if (info.value_size < n * sizeof(*v) || info.max_entries != (uint32_t)ncpus + 1)
+	if (!info.max_entries || info.max_entries % ((uint32_t)ncpus + 1))
+		return -EINVAL;
+	nchunks = info.max_entries / ((uint32_t)ncpus + 1);
+	per = info.value_size / sizeof(*v);
+	if ((uint64_t)per * nchunks < n)
 		return -EINVAL;
 	v = malloc(info.value_size);
 	if (!v)
 		return -ENOMEM;
 	for (key = 0; key < info.max_entries; key++) {
+		first = key / ((uint32_t)ncpus + 1) * per;
+		if (first >= n)
+			break;
 		if (bpf_map_lookup_elem(fd, &key, v)) {
 			err = -errno;
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			out[i].pcnt += v[i].pcnt;
-			out[i].bcnt += v[i].bcnt;
+		for (i = 0; i < per && first + i < n; i++) {
+			out[first + i].pcnt += v[i].pcnt;
+			out[first + i].bcnt += v[i].bcnt;
 		}
 	}
 	free(v);
@@ -1894,6 +2053,10 @@ static bool gen_count_exit(struct codegen *cg, const struct rule *r, uint32_t i)
 		cg->count_exit[v] = cg_new_label(cg);
 	cg_emit(cg, CG_ST(BPF_W, CG_REG_PKT, CG_OFF_RULE, (int32_t)i));
 	cg_ja(cg, cg->count_exit[v]);
+	if (i < cg->cx_first)
+		cg->cx_first = i;
+	if (i >= cg->cx_end)
+		cg->cx_end = i + 1;
 	return true;
 }
 
@@ -1907,7 +2070,7 @@ static void gen_count_exits(struct codegen *cg)
 			continue;
 		cg_place(cg, cg->count_exit[v]);
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_RULE));
-		cg_counter_reg(cg, BPF_REG_1);
+		cg_counter_reg(cg, BPF_REG_1, cg->cx_first, cg->cx_end);
 		cg_exit_verdict(cg, v);
 	}
 }
@@ -2309,6 +2472,9 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	cg->stacksize = table_stacksize(t);
 	if (cg->ent.nframes > cg->stacksize)
 		return -EINVAL;
+	cg->cnt_chunk = codegen_counters_chunk(t->num_entries, &cg->cnt_nchunks);
+	if (cg->cnt_nchunks > CG_CNT_MAX_CHUNKS)
+		return -E2BIG;
 	table_needs(cg, t);
 	w.frames = calloc(cg->stacksize + 1, sizeof(*w.frames));
 	w.rets = calloc(cg->stacksize + 1, sizeof(*w.rets));
@@ -2336,6 +2502,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	/* Defensive: nothing may fall off the end of the program. */
 	cg_exit_verdict(cg, CG_NF_DROP);
 	gen_count_exits(cg);
+	gen_cnt_lookups(cg);
 	err = cg->err;
 out:
 	free(w.frames);

@@ -675,7 +675,7 @@ int cg_gen_run(struct codegen *cg, uint32_t i, uint32_t len, uint32_t skip, bool
 	if (count) {
 		/* The index for the caller: cg_counter_reg() takes r1. */
 		cg_emit(cg, CG_STX(BPF_W, CG_REG_PKT, BPF_REG_1, CG_OFF_RULE));
-		cg_counter_reg(cg, BPF_REG_1);
+		cg_counter_reg(cg, BPF_REG_1, i, i + len);
 		cg_emit(cg, CG_LDX(BPF_W, BPF_REG_1, CG_REG_PKT, CG_OFF_RULE));
 	}
 	return cg->err;

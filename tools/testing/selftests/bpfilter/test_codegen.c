@@ -57,7 +57,7 @@
 /* ---- blob builder ---- */
 
 struct tb {
-	unsigned char blob[24 << 20];	/* 100k rules */
+	unsigned char blob[48 << 20];	/* 100k rules; 262,151 of 152 bytes (counters chunks) */
 	uint32_t size, n, cur;
 	uint32_t valid_hooks;
 	uint32_t hook_entry[NF_INET_NUMHOOKS], underflow[NF_INET_NUMHOOKS];
@@ -2569,6 +2569,293 @@ TEST_F(cg, fold_100k_blocklist)
 	EXPECT_CNT(OUT0 + 99999, 1, 24);
 	pkt_ip(&p, 99, "10.1.134.160", "1.1.1.1", 0, 4);
 	EXPECT_PKT(NF_ACCEPT, &p);
+}
+
+/*
+ * Counters chunks (codegen.h): OUT0 -d .1 -j LATE, OUT0 + 1 -d .2 -j
+ * ACCEPT, a folded run of @nrun "-s 10.x.y.z -j DROP" rules, -d .3 -j
+ * LATE, -d .4 -j ACCEPT, the policy ACCEPT; chain LATE: -d .1 -j DROP,
+ * RETURN. The run's first rule is OUT0 + 2; in a table of more than
+ * CG_CNT_MAX_ENTRIES entries it crosses the chunk boundary, with the
+ * jumps and ACCEPTs on both sides.
+ */
+static void chunk_table(FIXTURE_DATA(cg) *self, int nrun)
+{
+	char a[32];
+	int i;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, &(struct ipt_ip){ .dmsk.s_addr = ~0u });
+	tb_entry(self->tb)->ip.dst.s_addr = htonl(0x0ac80001);
+	tb_jump(self->tb, "LATE", false);
+	add_addr(self->tb, true, "10.200.0.2", 32, V_ACCEPT);
+	for (i = 0; i < nrun; i++) {
+		snprintf(a, sizeof(a), "10.%d.%d.%d", (i >> 16) & 255, (i >> 8) & 255, i & 255);
+		add_addr(self->tb, false, a, 32, V_DROP);
+	}
+	tb_rule(self->tb, &(struct ipt_ip){ .dmsk.s_addr = ~0u });
+	tb_entry(self->tb)->ip.dst.s_addr = htonl(0x0ac80003);
+	tb_jump(self->tb, "LATE", false);
+	add_addr(self->tb, true, "10.200.0.4", 32, V_ACCEPT);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(self->tb, "LATE");
+	add_addr(self->tb, true, "10.200.0.1", 32, V_DROP);
+	tb_chain_end(self->tb);
+}
+
+/* Entries of chunk_table(): 2 policies, 4 rules, the run, policy, LATE's 3, ERROR. */
+#define CHUNK_TABLE_ENTRIES(nrun) ((nrun) + 11)
+
+/* Packet from @src to @dst (other protocol 99, 4 bytes of payload: 24 bytes). */
+static void pkt_addrs(struct pkt *p, const char *src, const char *dst)
+{
+	pkt_ip(p, 99, src, dst, 0, 4);
+}
+
+/* The run's rule @k: its source address. */
+static const char *run_src(int k, char *buf)
+{
+	snprintf(buf, 32, "10.%d.%d.%d", (k >> 16) & 255, (k >> 8) & 255, k & 255);
+	return buf;
+}
+
+/*
+ * A table past CG_CNT_MAX_ENTRIES entries (ip_tables takes millions) has
+ * its counters in two chunks; every way a rule is counted (a rule's own
+ * code, a count-and-exit block, a folded run's lookup) counts exactly on
+ * both sides of the boundary, at level 0 and nested (the shared element
+ * of the chunk).
+ */
+static void two_chunks(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
+		       uint32_t seg_insns)
+{
+	const int nrun = CG_CNT_MAX_ENTRIES - 4;
+	const uint32_t n = CHUNK_TABLE_ENTRIES(nrun), late = OUT0 + nrun + 6;
+	int ncpus = libbpf_num_possible_cpus();
+	uint32_t nchunks, per, k;
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info);
+	struct xt_counters c;
+	char a[32];
+	struct pkt p;
+
+	ASSERT_LT(0, ncpus);
+	per = codegen_counters_chunk(n, &nchunks);
+	ASSERT_EQ(2, nchunks);
+	/* Equal chunks, whole cache lines: the boundary falls inside the run. */
+	ASSERT_EQ(0, per % 4);
+	ASSERT_LE(n, 2 * per);
+	ASSERT_LT(OUT0 + 2, per);
+	ASSERT_GT(OUT0 + 2 + nrun, per);
+	chunk_table(self, nrun);
+	self->seg_insns = seg_insns;
+	BUILD(NF_INET_LOCAL_OUT);
+	ASSERT_EQ(n, self->t->num_entries);
+	TH_LOG("%u entries, chunks of %u: %u instructions in %u programs", n, per,
+	       self->insns, self->nsegs);
+	ASSERT_EQ(0, bpf_map_get_info_by_fd(self->cnt_fd, &info, &len));
+	EXPECT_EQ(2 * (uint32_t)(ncpus + 1), info.max_entries);
+	EXPECT_EQ(per * 16, info.value_size);
+	EXPECT_EQ((uint64_t)info.max_entries * info.value_size,
+		  codegen_counters_bytes(n, ncpus));
+	EXPECT_TRUE(codegen_counters_fit(self->cnt_fd, n));
+	EXPECT_FALSE(codegen_counters_fit(self->cnt_fd, CG_CNT_MAX_ENTRIES));
+
+	/* The folded run: its last rule of chunk 0, its first of chunk 1, others. */
+	for (k = per - 1; k <= per; k++) {
+		pkt_addrs(&p, run_src(k - OUT0 - 2, a), "1.1.1.1");
+		EXPECT_PKT(NF_DROP, &p);
+		EXPECT_CNT(k, 1, 24);
+	}
+	pkt_addrs(&p, run_src(5, a), "1.1.1.1");
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 2 + 5, 1, 24);
+	pkt_addrs(&p, run_src(nrun - 1, a), "1.1.1.1");
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1 + nrun, 2, 48);
+	EXPECT_CNT(OUT0 + nrun, 0, 0);
+
+	/* A jump in chunk 0 (its own code), a DROP in chunk 1 (count-and-exit). */
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.1");
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0, 1, 24);
+	EXPECT_CNT(late, 1, 24);
+	/* An ACCEPT in chunk 0. */
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.2");
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 1, 1, 24);
+	/* A jump and a RETURN in chunk 1 (their own code), then the policy. */
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.3");
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 2 + nrun, 1, 24);
+	EXPECT_CNT(late + 1, 1, 24);
+	EXPECT_CNT(OUT0 + 4 + nrun, 1, 24);
+	EXPECT_CNT(late, 1, 24);
+	/* An ACCEPT in chunk 1. */
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.4");
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 3 + nrun, 1, 24);
+	EXPECT_CNT(OUT0 + 4 + nrun, 1, 24);
+
+	/*
+	 * Nested: chunk 1's shared element, key 1 * (ncpus + 1), counts the
+	 * run's rule of chunk 1 and the LATE rules; chunk 0's shared one the
+	 * jump; this CPU's elements nothing more.
+	 */
+	ASSERT_LT(0, set_busy(self, 1));
+	pkt_addrs(&p, run_src(per - OUT0 - 2, a), "1.1.1.1");
+	EXPECT_PKT(NF_DROP, &p);
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.1");
+	EXPECT_PKT(NF_DROP, &p);
+	ASSERT_EQ(0, set_busy(self, 0));
+	c = cnt_elem(self, ncpus + 1, 0);
+	EXPECT_EQ(1, c.pcnt);
+	EXPECT_EQ(24, c.bcnt);
+	c = cnt_elem(self, ncpus + 1, late - per);
+	EXPECT_EQ(1, c.pcnt);
+	c = cnt_elem(self, CG_CNT_SHARED, OUT0);
+	EXPECT_EQ(1, c.pcnt);
+	EXPECT_CNT(per, 2, 48);
+	EXPECT_CNT(late, 2, 48);
+	EXPECT_CNT(OUT0, 2, 48);
+}
+
+TEST_F(cg, counters_two_chunks)
+{
+	two_chunks(_metadata, self, 0);
+}
+
+/*
+ * The same cut after every rule of OUTPUT: each program looks up the
+ * chunks it counts in (or none past the first), on its own.
+ */
+TEST_F(cg, counters_two_chunks_segments)
+{
+	two_chunks(_metadata, self, 1);
+	EXPECT_LT(4, self->nsegs);
+}
+
+/*
+ * A run of jumps in chunk 0 to chains in chunk 1 (kube-proxy's shape past
+ * CG_CNT_MAX_ENTRIES entries: the chains' rules are counted in the leaves
+ * programs, each looking chunk 1 up on its own). OUTPUT: -j SERVICES,
+ * policy DROP; SERVICES: @nj "-d 10.96.0.k+1 -p tcp --dport 80 -j SVCk",
+ * RETURN; FILL (never jumped to): @nfill rules that push the SVC chains
+ * past the boundary; SVCk: -s 172.16.1.k -j ACCEPT, RETURN.
+ */
+TEST_F(cg, counters_two_chunks_jump_run)
+{
+	const int nj = 128, nfill = CG_CNT_MAX_ENTRIES - 4 * 128 - 9 + 100;
+	const uint32_t n = nfill + 4 * nj + 9, svc0 = OUT0 + 6 + nj + nfill;
+	uint32_t nchunks, per;
+	char a[32], c[16];
+	struct pkt p;
+	int i;
+
+	tb_begin_output(self->tb);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
+	tb_chain(self->tb, "SERVICES");
+	for (i = 0; i < nj; i++) {
+		snprintf(a, sizeof(a), "10.96.0.%d", i + 1);
+		snprintf(c, sizeof(c), "SVC%d", i);
+		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
+	}
+	tb_chain_end(self->tb);
+	tb_chain(self->tb, "FILL");
+	for (i = 0; i < nfill; i++)
+		add_addr(self->tb, false, run_src(i, a), 32, V_DROP);
+	tb_chain_end(self->tb);
+	for (i = 0; i < nj; i++) {
+		snprintf(c, sizeof(c), "SVC%d", i);
+		tb_chain(self->tb, c);
+		snprintf(a, sizeof(a), "172.16.1.%d", i);
+		add_addr(self->tb, false, a, 32, V_ACCEPT);
+		tb_chain_end(self->tb);
+	}
+	self->fold_jump_min = CG_FOLD_JUMP_MIN;
+	self->seg_insns = CG_SEG_INSNS;
+	BUILD(NF_INET_LOCAL_OUT);
+	ASSERT_EQ(n, self->t->num_entries);
+	per = codegen_counters_chunk(n, &nchunks);
+	ASSERT_EQ(2, nchunks);
+	ASSERT_LT(OUT0 + 3 + nj, per);
+	ASSERT_LE(per, svc0);
+	TH_LOG("%u entries, chunks of %u: %u instructions in %u programs", n, per,
+	       self->insns, self->nsegs);
+	EXPECT_LT(1, self->nsegs);
+	for (i = 0; i < nj; i += nj - 1) {
+		/* Service i accepts 172.16.1.i: jump, folded jump rule, chain's ACCEPT. */
+		pkt_tcp(&p, 1000, 80, 0x02);
+		snprintf(a, sizeof(a), "172.16.1.%d", i);
+		inet_pton(AF_INET, a, p.d + 12);
+		snprintf(a, sizeof(a), "10.96.0.%d", i + 1);
+		inet_pton(AF_INET, a, p.d + 16);
+		EXPECT_PKT(NF_ACCEPT, &p);
+		EXPECT_CNT(svc0 + 3 * i + 1, 1, p.len);
+		EXPECT_CNT(OUT0 + 3 + i, 1, p.len);
+		/* Another source: the chain's RETURN, SERVICES' RETURN, the policy. */
+		inet_pton(AF_INET, "172.16.2.1", p.d + 12);
+		EXPECT_PKT(NF_DROP, &p);
+		EXPECT_CNT(svc0 + 3 * i + 2, 1, p.len);
+		EXPECT_CNT(OUT0 + 3 + i, 2, 2 * p.len);
+	}
+	EXPECT_CNT(OUT0, 4, 4 * p.len);
+	EXPECT_CNT(OUT0 + 3 + nj, 2, 2 * p.len);
+	EXPECT_CNT(OUT0 + 1, 2, 2 * p.len);
+}
+
+/* The kernel's tag of the program (a hash of its instructions, map fds left out) in @buf. */
+static const char *prog_tag(FIXTURE_DATA(cg) *self, char *buf)
+{
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info), k;
+
+	buf[0] = '\0';
+	if (bpf_prog_get_info_by_fd(self->prog_fd, &info, &len))
+		return buf;
+	for (k = 0; k < BPF_TAG_SIZE; k++)
+		sprintf(buf + 2 * k, "%02x", info.tag[k]);
+	return buf;
+}
+
+/*
+ * At CG_CNT_MAX_ENTRIES entries the same table has one chunk: the map
+ * and the code of a table that always fit: the logged instruction count
+ * and program tag are those the helper gave before counters had chunks.
+ */
+TEST_F(cg, counters_one_chunk)
+{
+	const int nrun = CG_CNT_MAX_ENTRIES - 11;
+	const uint32_t n = CHUNK_TABLE_ENTRIES(nrun), late = OUT0 + nrun + 6;
+	int ncpus = libbpf_num_possible_cpus();
+	struct bpf_map_info info = {};
+	uint32_t len = sizeof(info), nchunks;
+	char a[32];
+	struct pkt p;
+
+	ASSERT_LT(0, ncpus);
+	ASSERT_EQ(CG_CNT_MAX_ENTRIES, n);
+	EXPECT_EQ(n, codegen_counters_chunk(n, &nchunks));
+	EXPECT_EQ(1, nchunks);
+	chunk_table(self, nrun);
+	BUILD(NF_INET_LOCAL_OUT);
+	TH_LOG("%u entries: %u instructions in %u programs, tag %s", n, self->insns,
+	       self->nsegs, prog_tag(self, a));
+	ASSERT_EQ(0, bpf_map_get_info_by_fd(self->cnt_fd, &info, &len));
+	EXPECT_EQ((uint32_t)ncpus + 1, info.max_entries);
+	EXPECT_EQ(n * 16, info.value_size);
+	EXPECT_EQ((uint64_t)(ncpus + 1) * n * 16, codegen_counters_bytes(n, ncpus));
+	pkt_addrs(&p, run_src(nrun - 1, a), "1.1.1.1");
+	EXPECT_PKT(NF_DROP, &p);
+	EXPECT_CNT(OUT0 + 1 + nrun, 1, 24);
+	pkt_addrs(&p, "1.1.1.1", "10.200.0.3");
+	EXPECT_PKT(NF_ACCEPT, &p);
+	EXPECT_CNT(OUT0 + 2 + nrun, 1, 24);
+	EXPECT_CNT(late + 1, 1, 24);
+	EXPECT_CNT(OUT0 + 4 + nrun, 1, 24);
 }
 
 /* ---- extension matches (ext_*.c) ---- */
