@@ -20,5 +20,5 @@ fi
 make -s vm-bins || exit 1
 bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null || exit 1
 bash scripts/vm/mkinitramfs.sh "$kver" "build/vm/$kver/initrd.gz" > /dev/null || exit 1
-# The demo boot takes 13 s on a quiet machine (run.sh: a limit of twice that and a minute).
+# The demo boot takes 13 s on a quiet machine (run.sh: a limit of three times that and a minute).
 VM_QUIET=15 BACKEND=bpfilter bash scripts/vm/run.sh "$kver" demo

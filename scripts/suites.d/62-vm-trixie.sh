@@ -29,8 +29,8 @@ bash scripts/vm/fetch-kernel.sh "$kver" > /dev/null &&
 # Each boot of scripts/vm/boots: its seconds against ip_tables and against
 # bpfilter.ko, measured at cefb730, two boots at a time as here, on a
 # machine that was not quiet (other builds and tests beside it, load
-# average 5-9), so above what a quiet one takes. run.sh gives each twice
-# that and a minute.
+# average 5-9), so above what a quiet one takes. run.sh gives each three
+# times that and a minute.
 times="
 filter 190 250
 ext 135 190
