@@ -1743,6 +1743,21 @@ static void kube_packet6(struct vd6 *v, struct pkt6 *p, unsigned int kind, enum 
 
 #define KUBE_KINDS	7
 
+/* Send @p through both sides and judge it as case *@np of round @r: counted in @st? */
+static bool kube_case6(struct vd6 *v, struct vd_round *r, unsigned int *np, struct pkt6 *p,
+		       enum outcome *o, struct kube_stats *st)
+{
+	bool show;
+
+	send_both6(v, p, o);
+	if (!vd_round_case(r, (*np)++, o, v->outcomes, &show))
+		return false;
+	st->cases++;
+	if (show)
+		print_packet6(v, p);
+	return true;
+}
+
 /*
  * One kube-proxy-shaped ruleset (gen_kube6()): random packets, many aimed
  * at services, then each kind of kube_packet6() by each path to a TCP
@@ -1761,7 +1776,6 @@ static unsigned int kube_round6(struct vd6 *v, unsigned int round, struct kube_s
 	unsigned int n, i, k, d, path, np = 0;
 	enum outcome o[2];
 	struct pkt6 p;
-	bool show;
 
 	n = gen_kube6(v, svc);
 	inet_pton(AF_INET6, "fd00:96::ffff", &none.a);
@@ -1777,25 +1791,14 @@ static unsigned int kube_round6(struct vd6 *v, unsigned int round, struct kube_s
 		printf("# kube ruleset %u: its run of jumps was not folded\n", round);
 	for (i = 0; i < v->npackets; i++) {
 		gen_packet6(v, &p);
-		send_both6(v, &p, o);
-		if (!vd_round_case(&r, np++, o, v->outcomes, &show))
-			continue;
-		st->cases++;
-		if (show)
-			print_packet6(v, &p);
+		kube_case6(v, &r, &np, &p, o, st);
 	}
 	for (d = 0; d < 3 && to[0] && to[1]; d++) {
 		for (k = 0; k < KUBE_KINDS; k++) {
 			for (path = PATH_OUTPUT; path <= PATH_VD1; path++) {
 				/* To no service: the protocol and port of one that exists. */
 				kube_packet6(v, &p, k, path, &to[d]->a, to[d < 2 ? d : k % 2]);
-				send_both6(v, &p, o);
-				if (!vd_round_case(&r, np++, o, v->outcomes, &show))
-					continue;
-				st->cases++;
-				if (show)
-					print_packet6(v, &p);
-				if (k > 1)
+				if (!kube_case6(v, &r, &np, &p, o, st) || k > 1)
 					continue;
 				if (d < 2) {
 					st->walk_fail_svc++;
