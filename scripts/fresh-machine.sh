@@ -6,9 +6,10 @@
 # fresh clone of this checkout's HEAD in it, then, inside the chroot,
 #   bash scripts/run.sh demo
 #   bash scripts/run.sh check
-# exactly as a new user types them. Not part of `make check` (about an hour
-# on 2 cores: the chroot installs every dependency from scratch). Prints the
-# check's "N passed, N failed" line last; exits non-zero if either failed.
+# exactly as a new user types them. Not part of `make check` (about 40
+# minutes on 2 cores: the chroot installs every dependency from scratch).
+# Prints the check's "N passed, N failed" line last; exits non-zero if
+# either failed.
 #
 #   bash scripts/fresh-machine.sh [DIR]   (default /var/tmp/bpfilter-fresh; wiped)
 #
