@@ -2064,14 +2064,18 @@ TEST_F(cg, segments_equal_one_program)
 }
 
 /*
- * Runs of jumps folded into a lookup and a tail call into the programs
- * that hold their chains (one, or many with small segments) judge and
- * count exactly as the inlined jumps, chains that RETURN included.
+ * @rounds random tables of random_jump_table() (@ip6: ip6_tables ones),
+ * each built with its runs of jumps inlined and folded (one program, or
+ * many small ones every other round), the same packets through both:
+ * verdicts and counters equal. The programs and the sets of runs of jumps
+ * of the folded builds into *@progs and *@jump_sets.
  */
-TEST_F(cg, jump_runs_equal_inlined_jumps)
+static void jump_run_rounds(struct __test_metadata *_metadata, FIXTURE_DATA(cg) *self,
+			    unsigned int seed, bool ip6, unsigned int rounds,
+			    unsigned long *progs, unsigned long *jump_sets)
 {
-	unsigned int seed = 5, round, rounds = 40;
-	unsigned long packets = 0, progs = 0;
+	unsigned long packets = 0;
+	unsigned int round;
 
 	for (round = 0; round < rounds; round++) {
 		struct variant v[2] = {
@@ -2079,13 +2083,27 @@ TEST_F(cg, jump_runs_equal_inlined_jumps)
 			{ .fold_min = 2, .fold_jump_min = 2, .seg_insns = round % 2 ? 0 : 100 },
 		};
 
-		ASSERT_EQ(0, random_jump_table(self, &seed, false));
+		ASSERT_EQ(0, random_jump_table(self, &seed, ip6));
 		compare_variants(_metadata, self, &seed, v, &packets);
 		EXPECT_EQ(1, v[0].nsegs);
-		progs += v[1].nsegs;
+		*progs += v[1].nsegs;
+		*jump_sets += v[1].nsets - v[0].nsets;
 	}
-	TH_LOG("%lu packets, %lu programs in %u tables", packets, progs, rounds);
-	EXPECT_LT(3 * rounds, progs);
+	TH_LOG("%lu packets, %lu programs, %lu sets of runs of jumps in %u tables", packets,
+	       *progs, *jump_sets, rounds);
+}
+
+/*
+ * Runs of jumps folded into a lookup and a tail call into the programs
+ * that hold their chains (one, or many with small segments) judge and
+ * count exactly as the inlined jumps, chains that RETURN included.
+ */
+TEST_F(cg, jump_runs_equal_inlined_jumps)
+{
+	unsigned long progs = 0, jump_sets = 0;
+
+	jump_run_rounds(_metadata, self, 5, false, 40, &progs, &jump_sets);
+	EXPECT_LT(3 * 40, progs);
 }
 
 /*
@@ -2095,25 +2113,11 @@ TEST_F(cg, jump_runs_equal_inlined_jumps)
  */
 TEST_F_TIMEOUT(cg, jump_runs6_equal_inlined_jumps, 300)
 {
-	unsigned int seed = 6, round, rounds = 40;
-	unsigned long packets = 0, progs = 0, jump_sets = 0;
+	unsigned long progs = 0, jump_sets = 0;
 
-	for (round = 0; round < rounds; round++) {
-		struct variant v[2] = {
-			{ .fold_min = 2 },
-			{ .fold_min = 2, .fold_jump_min = 2, .seg_insns = round % 2 ? 0 : 100 },
-		};
-
-		ASSERT_EQ(0, random_jump_table(self, &seed, true));
-		compare_variants(_metadata, self, &seed, v, &packets);
-		EXPECT_EQ(1, v[0].nsegs);
-		progs += v[1].nsegs;
-		jump_sets += v[1].nsets - v[0].nsets;
-	}
-	TH_LOG("%lu packets, %lu programs, %lu sets of runs of jumps in %u tables", packets, progs,
-	       jump_sets, rounds);
-	EXPECT_LT(3 * rounds, progs);
-	EXPECT_LT(2 * rounds, jump_sets);
+	jump_run_rounds(_metadata, self, 6, true, 40, &progs, &jump_sets);
+	EXPECT_LT(3 * 40, progs);
+	EXPECT_LT(2 * 40, jump_sets);
 }
 
 /* Service @i of jump_run6_tcp_and_udp: its address, protocol, port and chain. */
