@@ -4,7 +4,10 @@
 # Each suite is a script that prints kselftest-style output ending in a line
 # "# Totals: pass:P fail:F ..." (the kselftest harness prints it; other suites
 # print it themselves). A suite that exits non-zero without such a line counts
-# as one failure. The last line is "N passed, N failed".
+# as one failure. The last line is "N passed, N failed"; before it, a line
+# per suite and, for a suite that failed, its first failures and problems,
+# so that the end of the output (all that a CI report may keep) says what
+# failed.
 #
 # BUSY_CORES=N keeps N cores busy with a loop for the whole run: the suite's
 # own load test (README gives its time with BUSY_CORES=1), which shows that
@@ -29,6 +32,7 @@ check_start=$(date +%s)
 total_pass=0
 total_fail=0
 only=${1:-}
+summary=()
 
 for suite in scripts/suites.d/*.sh; do
 	name=$(basename "$suite" .sh)
@@ -56,10 +60,18 @@ for suite in scripts/suites.d/*.sh; do
 		fail=$((fail + 1))
 	fi
 	echo "=== suite $name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)"
+	summary+=("# summary: $name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)")
+	if [ "$fail" -ne 0 ]; then
+		while IFS= read -r line; do
+			summary+=("#   $name: $line")
+		done < <(grep -E '^(not ok|# vm: PROBLEM|# suite )' "$logdir/$name.log" | cut -c1-200 |
+			head -n 12)
+	fi
 	total_pass=$((total_pass + pass))
 	total_fail=$((total_fail + fail))
 done
 
+printf '%s\n' "${summary[@]}"
 echo "# check: $(( $(date +%s) - check_start ))s"
 echo "$total_pass passed, $total_fail failed"
 [ "$total_fail" -eq 0 ]
