@@ -263,14 +263,27 @@ static bool fault_injected(void)
 	return f && *f && !access(f, F_OK);
 }
 
+/* Name of the first program of @hook of @t: bpf_flt_FORWARD, bpf_ip6_FORWARD, bpf_raw6_PREROU. */
+static void hook_prog_name(const struct table *t, unsigned int hook, char *name, size_t len)
+{
+	/* At most 15 characters. */
+	if (!strcmp(t->name, "filter"))
+		snprintf(name, len, "bpf_%s_%s", t->fam == &family_ipv4 ? "flt" : "ip6",
+			 codegen_hook_name(hook));
+	else
+		snprintf(name, len, "bpf_%.3s%s_%.6s", t->name, t->fam == &family_ipv4 ? "" : "6",
+			 codegen_hook_name(hook));
+}
+
 /*
- * Generate and load the programs of @hook of @t (more than one, chained by
- * tail calls through *@cont_fd, for long chains). Returns the first
- * program's fd or -errno.
+ * Generate and load the programs of every hook of @t (more than one a
+ * hook, chained by tail calls through *@cont_fd, for long chains; the
+ * same program once for all hooks): 0 with each hook's first program in
+ * @fds, or -errno.
  */
-static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struct table *t,
-			  unsigned int hook, int counters_fd, int progs_fd, int runs_fd,
-			  int state_fd, int *cont_fd, struct cg_hook_load *total)
+static int load_table_progs(struct context *ctx, struct bpf_global *g, const struct table *t,
+			    int counters_fd, int progs_fd, int runs_fd, int state_fd, int *fds,
+			    int *cont_fd, struct cg_hook_load *total)
 {
 	struct cg_hook_load l = {
 		.bi = &g->bi, .counters_fd = counters_fd, .progs_fd = progs_fd,
@@ -278,46 +291,46 @@ static int load_hook_prog(struct context *ctx, struct bpf_global *g, const struc
 		.fold_min = CG_FOLD_MIN, .fold_jump_min = CG_FOLD_JUMP_MIN, .seg_insns = CG_SEG_INSNS,
 		.inject_fault = fault_injected(),
 	};
-	char name[16];
+	char names[NF_INET_NUMHOOKS][16];
+	const char *np[NF_INET_NUMHOOKS];
+	const char *name;
+	unsigned int h;
 	bool verifier;
-	int fd;
+	int err;
 
-	/* bpf_flt_FORWARD, bpf_ip6_FORWARD, bpf_raw6_PREROU: at most 15 characters. */
-	if (!strcmp(t->name, "filter"))
-		snprintf(name, sizeof(name), "bpf_%s_%s", t->fam == &family_ipv4 ? "flt" : "ip6",
-			 codegen_hook_name(hook));
-	else
-		snprintf(name, sizeof(name), "bpf_%.3s%s_%.6s", t->name,
-			 t->fam == &family_ipv4 ? "" : "6", codegen_hook_name(hook));
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		hook_prog_name(t, h, names[h], sizeof(names[h]));
+		np[h] = names[h];
+	}
 	if (!g->log)
 		g->log = malloc(VERIFIER_LOG_SIZE);
 	l.log = g->log;
 	l.log_size = g->log ? VERIFIER_LOG_SIZE : 0;
-	fd = codegen_load_hook(&l, t, hook, name);
+	err = codegen_load_table(&l, t, t->valid_hooks, np, fds);
 	*cont_fd = l.cont_fd;
-	total->nsegs += l.nsegs;
-	total->insns += l.insns;
-	total->nsets += l.nsets;
-	if (fd >= 0) {
-		bf_dbg(ctx, "bpf: %s: loaded, %u instructions in %u program(s), %u folded runs "
-		       "(generated in %llu ms, verified in %llu ms)", name, l.insns, l.nsegs,
-		       l.nsets, (unsigned long long)l.gen_ns / 1000000,
+	*total = l;
+	if (!err) {
+		bf_dbg(ctx, "bpf: %s%s: loaded, %u instructions in %u program(s), %u folded runs; "
+		       "%u instructions in %u loaded (generated in %llu ms, verified in %llu ms)",
+		       t->name, t->fam == &family_ipv4 ? "" : "6", l.insns, l.nsegs, l.nsets,
+		       l.insns_loaded, l.nloaded, (unsigned long long)l.gen_ns / 1000000,
 		       (unsigned long long)l.verify_ns / 1000000);
-		return fd;
+		return 0;
 	}
-	if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX && l.err_what)
+	name = l.err_hook < NF_INET_NUMHOOKS ? names[l.err_hook] : t->name;
+	if (err == -EOPNOTSUPP && l.err_rule != UINT32_MAX && l.err_what)
 		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (%s)", name, l.err_rule,
 		       l.err_what);
-	else if (fd == -EOPNOTSUPP && l.err_rule != UINT32_MAX)
+	else if (err == -EOPNOTSUPP && l.err_rule != UINT32_MAX)
 		bf_err(ctx, "bpf: %s: rule %u has no BPF translation (unsupported target or match)",
 		       name, l.err_rule);
 	else
-		bf_err(ctx, "bpf: %s: %s failed in program %u of the chain's %u (%u instructions "
-		       "in all): %d", name, l.err_stage ?: "?", l.err_prog, l.nsegs, l.insns, fd);
+		bf_err(ctx, "bpf: %s: %s failed in program %u of the table's %u (%u instructions "
+		       "in all): %d", name, l.err_stage ?: "?", l.err_prog, l.nsegs, l.insns, err);
 	verifier = l.err_stage && !strcmp(l.err_stage, "verifier");
 	if (verifier && g->log)
 		log_verifier(ctx, name, g->log);
-	return verifier ? load_errno(fd) : fd;
+	return verifier ? load_errno(err) : err;
 }
 
 /* Open the network namespace of process @pid, checking it is namespace @ino: fd or -errno. */
@@ -498,7 +511,7 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	struct cg_hook_load total = {};
 	struct bpf_ns *b = ns->backend_priv;
 	unsigned int i, h, swapped = 0;
-	int state_fd = -1;
+	int state_fd = -1, cont_fd = -1;
 	int err;
 
 	if (!b) {
@@ -545,15 +558,21 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	}
 
 	/* Generate, load and verify everything before touching what runs. */
-	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
-		if (!(new_table->valid_hooks & (1u << h)))
+	err = load_table_progs(ctx, g, new_table, counters_fd, b->progs_fd, b->runs_fd, state_fd,
+			       new_prog, &cont_fd, &total);
+	if (err < 0)
+		goto fail;
+	/* Each hook's programs hold the table's one continuation array (pinned per hook). */
+	for (h = 0; h < NF_INET_NUMHOOKS && cont_fd >= 0; h++) {
+		if (new_prog[h] < 0)
 			continue;
-		err = load_hook_prog(ctx, g, new_table, h, counters_fd, b->progs_fd, b->runs_fd,
-				     state_fd, &new_cont[h], &total);
-		if (err < 0)
+		new_cont[h] = dup(cont_fd);
+		if (new_cont[h] < 0) {
+			err = -errno;
 			goto fail;
-		new_prog[h] = err;
+		}
 	}
+	close_fd(&cont_fd);
 
 	/* Switch. */
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -605,8 +624,8 @@ static int install_common(struct context *ctx, struct bpf_global *g, struct netn
 	b->table = new_table;
 	pin_objects(ctx, ns, b);
 	bf_dbg(ctx, "bpf: netns %u: table '%s' enforced (%u entries: %u programs, %u "
-		"instructions, %u folded runs)", ns->ino, new_table->name, new_table->num_entries,
-		total.nsegs, total.insns, total.nsets);
+		"instructions, %u folded runs; %u programs loaded)", ns->ino, new_table->name,
+		new_table->num_entries, total.nsegs, total.insns, total.nsets, total.nloaded);
 	return 0;
 
 rollback:
@@ -632,6 +651,7 @@ fail:
 		close_fd(&new_prog[i]);
 		close_fd(&new_cont[i]);
 	}
+	close_fd(&cont_fd);
 	close_fd(&counters_fd);
 	close_fd(&state_fd);
 	if (!b->attached && b->table == NULL) {

@@ -321,6 +321,8 @@ int btf_info_load(struct btf_info *bi)
 	if (!err)
 		err = member_off(btf, "nf_hook_state", "out", &bi->state_out);
 	if (!err)
+		err = member_off(btf, "nf_hook_state", "hook", &bi->state_hook);
+	if (!err)
 		err = member_off(btf, "net_device", "name", &bi->netdev_name);
 	if (!err)
 		err = member_off(btf, "sk_buff", "len", &bi->skb_len);

@@ -27,6 +27,7 @@ struct btf_info {
 	uint32_t nf_ctx_skb;		/* struct bpf_nf_ctx.skb */
 	uint32_t state_in;		/* struct nf_hook_state.in */
 	uint32_t state_out;		/* struct nf_hook_state.out */
+	uint32_t state_hook;		/* struct nf_hook_state.hook, u8 */
 	uint32_t netdev_name;		/* struct net_device.name */
 	uint32_t skb_len;		/* struct sk_buff.len */
 	uint32_t skb_data_len;		/* struct sk_buff.data_len */

@@ -90,7 +90,7 @@ void codegen_free(struct codegen *cg)
 	uint32_t k;
 
 	for (k = 0; k < cg->nsets; k++) {
-		if (cg->sets[k].fd >= 0)
+		if (cg->sets[k].fd >= 0 && !cg->sets[k].fd_shared)
 			close(cg->sets[k].fd);
 		free(cg->sets[k].elems);
 	}
@@ -2138,13 +2138,14 @@ out:
 }
 
 /*
- * The entry of cg->plan for a program at @kind, @start, @len with the jump
- * stack @w (made, with its slots, if new): its index, or -errno (-E2BIG
- * past the tail call limit). A packet reaches it with one more tail call
- * than this program.
+ * The entry of cg->plan for a program of this hook at @kind, @start, @len
+ * with the jump stack @w, at continuation slot @slot or, with UINT32_MAX,
+ * at new ones (made, with its slots, if new): its index, or -errno
+ * (-E2BIG past the tail call limit). A packet reaches it with one more
+ * tail call than this program.
  */
-static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
-		       uint32_t start, uint32_t len)
+static long plan_entry_at(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
+			  uint32_t start, uint32_t len, uint32_t slot)
 {
 	struct cg_plan *p = cg->plan;
 	const uint32_t depth = cg->ent.depth + 1;
@@ -2153,7 +2154,8 @@ static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entr
 
 	for (k = 0; k < p->nentries; k++) {
 		e = &p->entries[k];
-		if (e->kind == kind && e->start == start && e->len == len && e->depth == depth &&
+		if (e->kind == kind && e->hook == cg->hook && e->start == start && e->len == len &&
+		    e->depth == depth && (slot == UINT32_MAX || e->slot == slot) &&
 		    e->nframes == w->nframes &&
 		    !memcmp(e->frames, w->rets, w->nframes * sizeof(*w->rets)))
 			return k;
@@ -2163,14 +2165,60 @@ static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entr
 	if (grow((void **)&p->entries, &p->entries_cap, p->nentries + 1, sizeof(*e)))
 		return -ENOMEM;
 	e = &p->entries[p->nentries];
-	*e = (struct cg_entry){ .kind = kind, .start = start, .len = len, .slot = p->nslots,
-				.depth = depth, .nframes = w->nframes };
+	*e = (struct cg_entry){ .kind = kind, .hook = cg->hook, .start = start, .len = len,
+				.slot = slot == UINT32_MAX ? p->nslots : slot, .depth = depth,
+				.nframes = w->nframes };
 	e->frames = calloc(w->nframes + 1, sizeof(*e->frames));
 	if (!e->frames)
 		return -ENOMEM;
 	memcpy(e->frames, w->rets, w->nframes * sizeof(*w->rets));
-	p->nslots += kind == CG_ENTRY_LEAVES ? len : 1;
+	if (slot == UINT32_MAX)
+		p->nslots += kind == CG_ENTRY_LEAVES ? len : 1;
 	return p->nentries++;
+}
+
+static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
+		       uint32_t start, uint32_t len)
+{
+	return plan_entry_at(cg, w, kind, start, len, UINT32_MAX);
+}
+
+/*
+ * The after block (struct cg_after) of this LEAVES program, whose chains
+ * return with the jump stack @w: the first one of its run, stack and tail
+ * call depth that this hook has not taken with other return rules, made
+ * if none. Its base slot, or -errno.
+ */
+static long plan_after(struct codegen *cg, const struct cg_walk *w)
+{
+	const size_t fsize = w->nframes * sizeof(*w->rets);
+	const struct cg_entry *e = &cg->ent;
+	struct cg_plan *p = cg->plan;
+	struct cg_after *a = NULL;
+	uint32_t k;
+
+	for (k = 0; k < p->nafters; k++) {
+		a = &p->afters[k];
+		if (a->start == e->start && a->len == e->len && a->nframes == w->nframes &&
+		    a->depth == e->depth &&
+		    (!a->frames[cg->hook] || !memcmp(a->frames[cg->hook], w->rets, fsize)))
+			break;
+	}
+	if (k == p->nafters) {
+		if (grow((void **)&p->afters, &p->afters_cap, p->nafters + 1, sizeof(*a)))
+			return -ENOMEM;
+		a = &p->afters[p->nafters++];
+		*a = (struct cg_after){ .start = e->start, .len = e->len, .nframes = w->nframes,
+					.depth = e->depth, .base = p->nslots };
+		p->nslots += NF_INET_NUMHOOKS;
+	}
+	if (!a->frames[cg->hook]) {
+		a->frames[cg->hook] = malloc(fsize + 1);
+		if (!a->frames[cg->hook])
+			return -ENOMEM;
+		memcpy(a->frames[cg->hook], w->rets, fsize);
+	}
+	return a->base;
 }
 
 /*
@@ -2199,6 +2247,28 @@ static void gen_continue(struct codegen *cg, const struct cg_walk *w, uint32_t i
 		return;
 	}
 	cg_emit(cg, CG_MOV64_IMM(BPF_REG_3, (int32_t)cg->plan->entries[e].slot));
+	gen_tail_call_r3(cg);
+}
+
+/*
+ * Go on at rule @end, after the run of this LEAVES program, with the jump
+ * stack @w: through the run's after block, in the slot of the hook the
+ * packet is at, so that the code is the same in every hook.
+ */
+static void gen_continue_after(struct codegen *cg, const struct cg_walk *w, uint32_t end)
+{
+	long base = plan_after(cg, w), e;
+
+	e = base < 0 ? base : plan_entry_at(cg, w, CG_ENTRY_SEQ, end, 0,
+					    (uint32_t)base + cg->hook);
+	if (e < 0) {
+		set_err(cg, (int)e);
+		return;
+	}
+	cg_ld_ctx(cg, BPF_REG_3);
+	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, cg->bi->nf_ctx_state));
+	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_3, BPF_REG_3, cg->bi->state_hook));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)base));
 	gen_tail_call_r3(cg);
 }
 
@@ -2445,7 +2515,7 @@ static int gen_leaves(struct codegen *cg, struct cg_walk *w)
 	if (err)
 		goto out;
 	cg_place(cg, after);
-	gen_continue(cg, w, end);
+	gen_continue_after(cg, w, end);
 	err = cg->err;
 out:
 	free(body);
@@ -2578,12 +2648,17 @@ int codegen_finalize(struct codegen *cg, int counters_fd, int progs_fd)
 
 void codegen_plan_free(struct cg_plan *p)
 {
+	unsigned int h;
 	uint32_t k;
 
 	for (k = 0; k < p->nentries; k++)
 		free(p->entries[k].frames);
+	for (k = 0; k < p->nafters; k++)
+		for (h = 0; h < NF_INET_NUMHOOKS; h++)
+			free(p->afters[k].frames[h]);
 	for (k = 0; k < p->nprogs; k++)
 		codegen_free(&p->progs[k]);
+	free(p->afters);
 	free(p->entries);
 	free(p->progs);
 	free(p->prog_slot);
@@ -2636,18 +2711,20 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 	uint32_t e, lo, hi;
 	int err = 0;
 
-	memset(p, 0, sizeof(*p));
-	l->nsegs = l->insns = l->err_prog = 0;
+	l->nsegs = l->insns = 0;
+	l->err_prog = p->nprogs;
+	l->err_hook = hook;
 	l->err_rule = UINT32_MAX;
 	l->err_what = NULL;
 	if (hook >= NF_INET_NUMHOOKS || !(t->valid_hooks & (1u << hook)))
 		return -EINVAL;
-	p->entries = calloc(1, sizeof(*p->entries));
-	if (!p->entries)
+	if (grow((void **)&p->entries, &p->entries_cap, p->nentries + 1, sizeof(*p->entries)))
 		return -ENOMEM;
-	p->entries_cap = p->nentries = 1;
-	p->entries[0] = (struct cg_entry){ .start = t->hook_rule[hook], .slot = UINT32_MAX };
-	for (e = 0; e < p->nentries && !err; e++) {
+	e = p->nentries++;
+	p->entries[e] = (struct cg_entry){ .hook = hook, .start = t->hook_rule[hook],
+					   .slot = UINT32_MAX };
+	/* The hook's entries are the ones its programs add: from @e on. */
+	for (; e < p->nentries && !err; e++) {
 		lo = p->entries[e].start;
 		do {
 			hi = UINT32_MAX;
@@ -2679,7 +2756,8 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 				lo = cg->leaf_end;
 			} else {
 				p->prog_slot[p->nprogs - 1] = p->entries[e].slot;
-				p->prog_nslots[p->nprogs - 1] = e ? 1 : 0;
+				p->prog_nslots[p->nprogs - 1] =
+					p->entries[e].slot == UINT32_MAX ? 0 : 1;
 			}
 		} while (!err && p->entries[e].kind == CG_ENTRY_LEAVES &&
 			 lo < p->entries[e].start + p->entries[e].len);

@@ -42,6 +42,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/bpf.h>
+#include <linux/netfilter.h>
 
 #include "btf.h"
 
@@ -317,6 +318,7 @@ struct cg_set {
 	struct cg_set_elem *elems;
 	uint32_t n, cap;
 	int fd;			/* created by codegen_finalize(), closed by codegen_free() */
+	bool fd_shared;		/* @fd is the loader's, for every program's same run: not closed */
 };
 
 struct cg_fixup {
@@ -349,6 +351,7 @@ enum cg_entry_kind {
 
 struct cg_entry {
 	enum cg_entry_kind kind;
+	unsigned int hook;	/* the built-in chain it is a program of */
 	uint32_t start, len;	/* SEQ: first rule (len 0); LEAVES: the run */
 	uint32_t slot;		/* continuation array slot (LEAVES: the first of @len) */
 	uint32_t depth;		/* tail calls from the hook's first program */
@@ -356,17 +359,38 @@ struct cg_entry {
 	uint32_t *frames;	/* return rules, outermost first */
 };
 
+/*
+ * Where the programs of a LEAVES entry go on when the matched rule's chain
+ * returns: slot @base + the hook (ctx->state->hook), which holds that
+ * hook's SEQ entry after the run. The leaves' code then names no hook, and
+ * the programs of a run that several hooks reach (kube-proxy's
+ * KUBE-SERVICES, from INPUT, FORWARD and OUTPUT) come out byte for byte the
+ * same in each: they are loaded once (codegen_load_table()). One block per
+ * run, jump stack depth and tail call depth; a hook that reaches it with
+ * other return rules than the ones it has for that hook takes another.
+ */
+struct cg_after {
+	uint32_t start, len, nframes, depth;
+	uint32_t base;			/* first of NF_INET_NUMHOOKS slots */
+	uint32_t *frames[NF_INET_NUMHOOKS];	/* per hook: its return rules, or NULL */
+};
+
 struct codegen;
 
-/* Every program of one hook (codegen_plan_hook()). */
+/*
+ * Every program of the hooks of one table (codegen_plan_hook() adds a
+ * hook's), sharing one continuation array. Zero it before the first hook.
+ */
 struct cg_plan {
-	struct cg_entry *entries;	/* [0]: the hook's first program */
+	struct cg_entry *entries;
 	uint32_t nentries, entries_cap;
 	struct codegen *progs;		/* generated, in entry order */
 	uint32_t *prog_slot;		/* per program: first slot it fills */
-	uint32_t *prog_nslots;		/* per program: slots it fills (0: the first program) */
+	uint32_t *prog_nslots;		/* per program: slots it fills (0: a hook's first program) */
 	uint32_t nprogs, progs_cap;
 	uint32_t nslots;		/* size of the continuation array */
+	struct cg_after *afters;
+	uint32_t nafters, afters_cap;
 };
 
 struct codegen {
@@ -460,7 +484,7 @@ void cg_call_helper(struct codegen *cg, int id);
  */
 int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook);
 
-/* Loading a whole hook, every segment of it (codegen_load_hook()). */
+/* Loading a table's hooks, every segment of them (codegen_load_table()). */
 struct cg_hook_load {
 	const struct btf_info *bi;
 	int counters_fd, progs_fd;
@@ -477,8 +501,11 @@ struct cg_hook_load {
 	/* Results, also on failure: */
 	int cont_fd;		/* continuation prog array, -1 if one program sufficed */
 	uint32_t nsegs;		/* programs generated */
-	uint32_t err_prog;	/* the one that failed (0: the hook's first) */
+	uint32_t nloaded;	/* of them, loaded: the others are the same as one loaded */
+	uint32_t err_hook;	/* the hook of the one that failed */
+	uint32_t err_prog;	/* the one that failed (0: the first generated) */
 	uint32_t insns;		/* instructions in all of them */
+	uint32_t insns_loaded;	/* in the ones loaded */
 	uint32_t nsets;		/* folded runs in all of them */
 	uint32_t err_rule;	/* a rule without a BPF translation, or UINT32_MAX */
 	const char *err_what;	/* what of it has none, or NULL */
@@ -488,9 +515,9 @@ struct cg_hook_load {
 };
 
 /*
- * Generate every program of @hook of @t into @p (l's options; its results
- * nsegs, insns, err_rule, err_what): 0 or -errno. Nothing is loaded; free
- * @p with codegen_plan_free() either way.
+ * Add every program of @hook of @t to @p (l's options; its results nsegs,
+ * insns, err_rule, err_what count this hook's): 0 or -errno. Nothing is
+ * loaded; free @p with codegen_plan_free() either way.
  */
 int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct table *t,
 		      unsigned int hook);
@@ -498,12 +525,17 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 void codegen_plan_free(struct cg_plan *p);
 
 /*
- * Generate, finalize and load every program of @hook of @t, the first one
- * named @name: the first program's fd, or -errno with @l's results saying
- * where it failed. Later segments are held by l->cont_fd, which the caller
- * owns and must keep open (or pinned) as long as the first program is used:
- * a prog array whose last user reference goes away is emptied.
+ * Generate, finalize and load every program of the hooks in @hooks (a bit
+ * per NF_INET_*) of @t, the first of hook h named @names[h]; programs that
+ * come out the same are loaded once. 0 with fds[h] each hook's first
+ * program, or -errno with @l's results saying where it failed (nothing
+ * left open). Later programs are held by l->cont_fd, which the caller owns
+ * and must keep open (or pinned) as long as a first program is used: a
+ * prog array whose last user reference goes away is emptied.
  */
+int codegen_load_table(struct cg_hook_load *l, const struct table *t, uint32_t hooks,
+		       const char *const *names, int *fds);
+/* codegen_load_table() of one hook: its first program's fd, or -errno. */
 int codegen_load_hook(struct cg_hook_load *l, const struct table *t, unsigned int hook,
 		      const char *name);
 /* The fixed dispatcher of @hook: tail call into slot @hook of the prog array, else NF_DROP. */

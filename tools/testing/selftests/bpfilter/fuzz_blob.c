@@ -151,7 +151,7 @@ static int gen_hook(const struct table *t, unsigned int hook, const struct btf_i
 		.seg_insns = (variant & V_SEGMENTS) ? FUZZ_SEG_INSNS : CG_SEG_INSNS,
 		.slow_reads = variant & V_SLOW,
 	};
-	struct cg_plan p;
+	struct cg_plan p = {};
 	uint32_t k;
 	int err;
 

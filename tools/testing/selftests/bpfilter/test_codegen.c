@@ -2392,6 +2392,115 @@ TEST_F(cg, jump_run_10k_services)
 	EXPECT_CNT(OUT0 + 1, 2, 2 * p.len);
 }
 
+/*
+ * A run of jumps that INPUT, FORWARD and OUTPUT all reach (kube-proxy's
+ * KUBE-SERVICES): the programs that hold its chains come out the same in
+ * the three hooks and are loaded once (codegen_load_table()), and a chain
+ * that returns goes on in the hook the packet is at: FORWARD, whose jump
+ * sits one rule lower, drops by its policy; INPUT and OUTPUT accept by
+ * theirs. Every hook's counters are its own.
+ */
+TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
+{
+	static const unsigned int hooks[] = { NF_INET_LOCAL_IN, NF_INET_FORWARD,
+					      NF_INET_LOCAL_OUT };
+	/* Each hook's jump to SERVICES and its policy (FORWARD has a rule before). */
+	static const uint32_t jump[] = { 0, 3, 5 }, policy[] = { 1, 4, 6 };
+	const int n = 300, nchains = 20;
+	const char *names[NF_INET_NUMHOOKS] = { "t_in", "t_in", "t_fwd", "t_out", "t_out" };
+	struct cg_hook_load l = {
+		.bi = &self->bi, .progs_fd = -1, .runs_fd = self->runs_fd,
+		.fold_min = CG_FOLD_MIN, .fold_jump_min = CG_FOLD_JUMP_MIN,
+		/* Small programs: several leaves programs per hook. */
+		.seg_insns = 2048,
+	};
+	int fds[NF_INET_NUMHOOKS];
+	uint32_t svc0, ret;
+	struct ipt_replace repl;
+	char a[32], c[16];
+	unsigned int h;
+	struct pkt p;
+	int i;
+
+	memset(self->tb, 0, offsetof(struct tb, fix));
+	tb_hook(self->tb, NF_INET_LOCAL_IN);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_hook(self->tb, NF_INET_FORWARD);
+	add_addr(self->tb, false, "10.9.9.9", 32, V_DROP);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_FORWARD, V_DROP);
+	tb_hook(self->tb, NF_INET_LOCAL_OUT);
+	tb_rule(self->tb, NULL);
+	tb_jump(self->tb, "SERVICES", false);
+	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(self->tb, "SERVICES");
+	for (i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "10.96.%d.%d", i / 250, i % 250 + 1);
+		snprintf(c, sizeof(c), "SVC%d", i % nchains);
+		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
+	}
+	tb_chain_end(self->tb);
+	for (i = 0; i < nchains; i++) {
+		snprintf(c, sizeof(c), "SVC%d", i);
+		tb_chain(self->tb, c);
+		snprintf(a, sizeof(a), "10.1.1.%d", i);
+		add_addr(self->tb, false, a, 32, V_ACCEPT);
+		tb_chain_end(self->tb);
+	}
+	ASSERT_EQ(0, tb_finish(self->tb, &repl));
+	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob,
+					&self->t));
+	/* SERVICES' rules: after its ERROR head, which follows OUTPUT's policy. */
+	svc0 = policy[2] + 2;
+	ret = svc0 + n;
+	self->cnt_fd = codegen_counters_create(self->t->num_entries);
+	ASSERT_LE(0, self->cnt_fd);
+	l.counters_fd = self->cnt_fd;
+	ASSERT_EQ(0, codegen_load_table(&l, self->t, self->t->valid_hooks, names, fds));
+	self->cont_fd = l.cont_fd;
+	TH_LOG("%u programs, %u loaded; %u instructions, %u loaded", l.nsegs, l.nloaded,
+	       l.insns, l.insns_loaded);
+	/*
+	 * Each hook has its own first program (the run's lookup) and the one
+	 * after the run; the leaves are the same in the three hooks: loaded
+	 * once, not three times.
+	 */
+	EXPECT_LT(3 * 2 + 1, l.nloaded);
+	EXPECT_EQ(l.nsegs - 3 * 2, 3 * (l.nloaded - 3 * 2));
+	EXPECT_GT(l.insns * 2 / 3, l.insns_loaded);
+
+	for (i = 0; i < 3; i++) {
+		h = hooks[i];
+		ASSERT_LE(0, fds[h]);
+		if (self->prog_fd >= 0)
+			close(self->prog_fd);
+		self->prog_fd = fds[h];
+		fds[h] = -1;
+		self->hook = h;
+		/* Service 0 by its chain's own source: accepted in the chain. */
+		pkt_tcp(&p, 1000, 80, 0x02);
+		inet_pton(AF_INET, "10.1.1.0", p.d + 12);
+		inet_pton(AF_INET, "10.96.0.1", p.d + 16);
+		EXPECT_PKT(NF_ACCEPT, &p);
+		EXPECT_CNT(jump[i], 1, p.len);
+		EXPECT_CNT(svc0, i + 1, (i + 1) * p.len);
+		/* The last service from another source: its chain returns. */
+		inet_pton(AF_INET, "10.1.1.200", p.d + 12);
+		inet_pton(AF_INET, "10.96.1.50", p.d + 16);
+		EXPECT_PKT(h == NF_INET_FORWARD ? NF_DROP : NF_ACCEPT, &p);
+		EXPECT_CNT(svc0 + n - 1, i + 1, (i + 1) * p.len);
+		EXPECT_CNT(ret, i + 1, (i + 1) * p.len);
+		EXPECT_CNT(policy[i], 1, p.len);
+		EXPECT_CNT(jump[i], 2, 2 * p.len);
+	}
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		if (fds[h] >= 0)
+			close(fds[h]);
+}
+
 /* More segments than tail calls allow: a clear -E2BIG, nothing loaded. */
 /* Open file descriptors of this process. */
 static int count_fds(void)
