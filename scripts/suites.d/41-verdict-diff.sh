@@ -6,6 +6,15 @@
 # iptables-legacy-save -c must be identical. Mismatches are also written to
 # /tmp/verdict-mismatches.txt.
 #
+# edit_sequences (issue 30) loads a random ruleset, then applies eight
+# edits one after the other, each followed by packets and both sides'
+# -c dumps: rules inserted and deleted at the top, middle and end, chains
+# added with a jump, removed, renamed and emptied, a chain of -d rules
+# resized across the fold threshold, kube-proxy's partial sync of a run of
+# jumps (iptables-restore --noflush) resized across the threshold of folded
+# jump runs and reached from INPUT and FORWARD, -Z and -P; every kind must
+# have been taken by both sides, and packets counted by both runs' rules.
+#
 # random_ext_rulesets does the same with the comment, multiport, iprange,
 # mark, length, ttl, tos, dscp, ah, esp, pkttype, devgroup, realm, mac, ecn,
 # tcpmss and u32 matches and -p sctp/dccp/udplite/ah/esp; for the last four T's devices are

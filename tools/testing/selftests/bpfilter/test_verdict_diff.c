@@ -96,7 +96,8 @@
  * Usage: test_verdict_diff [-s seed] [-n cases] [-e ext-cases] [-c ct-cases]
  *        [-p packets-per-ruleset] [--soak] [-v] [--dump-ext N];
  *        env VERDICT_DIFF_SEED, VERDICT_DIFF_CASES, VERDICT_DIFF_EXT_CASES,
- *        VERDICT_DIFF_CT_CASES.
+ *        VERDICT_DIFF_CT_CASES, VERDICT_DIFF_SEQS (edit_sequences' rulesets,
+ *        each with SEQ_STEPS edits).
  * --dump-ext N prints random_ext_rulesets' first N rulesets (restore input,
  * the edit and the packets as comments) and runs nothing.
  * A mismatch is printed (and appended to /tmp/verdict-mismatches.txt) as the
@@ -142,6 +143,7 @@
 
 #define VD_MIN_CASES		1000
 #define VD_DEFAULT_CASES	3000
+#define VD_DEFAULT_SEQS		16	/* edit_sequences: rulesets of SEQ_STEPS edits each */
 #define VD_EXT_MIN_CASES	3000	/* random_ext_rulesets */
 #define VD_EXT_DEFAULT_CASES	6000
 #define VD_CT_MIN_CASES		1000	/* random_stateful_rulesets */
@@ -156,6 +158,7 @@ struct vd_run {
 	unsigned long seed;
 	unsigned long want_cases;
 	unsigned int per_ruleset;
+	unsigned int sequences;		/* edit_sequences: rulesets, each with SEQ_STEPS edits */
 	unsigned int ext_per_ruleset;	/* random_ext_rulesets */
 	bool verbose;
 	unsigned long cases, mismatches;
@@ -243,6 +246,7 @@ struct vd {
 	struct buf rules;		/* iptables-restore input of the current ruleset */
 	struct buf edit;		/* iptables command applied mid-ruleset, or empty */
 	unsigned int edit_at;		/* ... before this packet */
+	bool seq;			/* edit_sequences: @edit is the steps so far, one a line */
 	unsigned int nchains;
 	uint16_t ports[VD_EXT_PORTS];	/* ports the ruleset mentions */
 	unsigned int nports;
@@ -3069,7 +3073,10 @@ static void mismatch_header(struct vd *v, unsigned int round)
 	report(v, "# MISMATCH (seed %lu, %sruleset %u); ruleset:\n", run->seed,
 	       v->ext ? "random_ext_rulesets " : v->ct ? "random_stateful_rulesets " : "", round);
 	print_ruleset(v);
-	if (v->edit.len)
+	if (v->seq)
+		report(v, "#   then, step by step (packets and both -c dumps after each):\n%s",
+		       v->edit.p ? v->edit.p : "");
+	else if (v->edit.len)
 		report(v, "#   (before packet %u:) iptables-legacy %s\n", v->edit_at, v->edit.p);
 }
 
@@ -3557,6 +3564,320 @@ TEST_F_TIMEOUT(vd, large_rulesets, 3600)
 	}
 }
 
+/*
+ * Edit sequences (issue 30): a random ruleset, then steps of the edits that
+ * move rules and counters around, each followed by packets and a
+ * comparison of both sides' -c dumps: rules inserted and deleted at the
+ * top, middle and end; chains added with a jump, removed, renamed (a
+ * rename moves the chain, and every rule after it, in the blob) and
+ * emptied; a chain of -d rules that grows past the fold threshold and
+ * shrinks below it, and kube-proxy's partial sync of a chain of jumps
+ * that grows past and shrinks below the threshold of folded jump runs
+ * (iptables-restore --noflush, as kube-proxy writes it); -Z and -P.
+ * Every edit goes through stock iptables-legacy or iptables-legacy-restore
+ * on both sides, and its exit status must be the same.
+ */
+enum seq_kind {
+	SEQ_INSERT_TOP, SEQ_INSERT_MID, SEQ_APPEND, SEQ_DELETE, SEQ_NEW_CHAIN, SEQ_DEL_CHAIN,
+	SEQ_RENAME, SEQ_FLUSH, SEQ_FOLD_RUN, SEQ_JUMP_RUN, SEQ_ZERO, SEQ_POLICY, SEQ_KINDS
+};
+
+static const char *const seq_kind_names[SEQ_KINDS] = {
+	"insert at the top", "insert in the middle", "append", "delete", "new chain",
+	"chain removed", "chain renamed", "chain emptied", "fold run resized",
+	"jump run (partial sync)", "-Z", "-P",
+};
+
+#define SEQ_STEPS	8	/* edits of a sequence */
+#define SEQ_PACKETS	24	/* packets after each */
+#define SEQ_FOLD_BASE	IP(10, 200, 7, 0)	/* the fold run's -d addresses */
+#define SEQ_SVC_DST	IP(172, 16, 9, 9)	/* the jump run's -d, a port per rule */
+#define SEQ_SVC_PORT	2000
+
+/* What a sequence has made so far. */
+struct seq_state {
+	unsigned int nnew;		/* chains e0, e1... made (some removed) */
+	bool live[8];			/* ... which of them exist, jumped to from INPUT */
+	bool renamed;			/* c0 is now c0x */
+	bool fold, jump;		/* chain fr (OUTPUT), ks (FORWARD, INPUT) exist */
+	unsigned int arg;		/* the new or removed chain of the step being made */
+	unsigned long ok[SEQ_KINDS];	/* edits of each kind both sides took */
+	unsigned long hit_fold, hit_jump;	/* their rules with counts, after each step */
+};
+
+/* A rule for @chain (user chain @c or -1) as gen_rule() makes it, without "-A NAME". */
+static void seq_rule(struct vd *v, struct buf *out, int c, char hook, const char *name)
+{
+	struct buf rules = v->rules;
+
+	v->rules = (struct buf){ 0 };
+	gen_rule(v, c, hook, name);
+	/* "-A NAME rest\n" -> "rest" */
+	v->rules.p[--v->rules.len] = '\0';
+	bprintf(out, "%s", v->rules.p + 3 + strlen(name));
+	free(v->rules.p);
+	v->rules = rules;
+}
+
+/*
+ * The next step: a shell command for both sides (stock iptables-legacy or
+ * -restore of v->tmp's file, written here) into @cmd; its kind.
+ */
+static enum seq_kind seq_edit(struct vd *v, struct seq_state *st, struct buf *cmd)
+{
+	static const char *const builtin[] = { "INPUT", "FORWARD", "OUTPUT" };
+	enum seq_kind kind = rnd(&v->rng, SEQ_KINDS);
+	unsigned int b = rnd(&v->rng, 3), n, i, k;
+	struct buf in = { 0 };
+	char name[16];
+	int c = -1;
+	FILE *f;
+
+	cmd->len = 0;
+	/* A user chain of the ruleset sometimes, with the hooks that reach it. */
+	if (v->nchains && rnd(&v->rng, 2)) {
+		c = rnd(&v->rng, v->nchains);
+		snprintf(name, sizeof(name), "c%d%s", c, st->renamed && !c ? "x" : "");
+	} else {
+		snprintf(name, sizeof(name), "%s", builtin[b]);
+	}
+	switch (kind) {
+	case SEQ_INSERT_TOP:
+	case SEQ_INSERT_MID:
+	case SEQ_APPEND:
+		bprintf(cmd, "iptables-legacy -w %s %s%s ", kind == SEQ_APPEND ? "-A" : "-I", name,
+			kind == SEQ_INSERT_TOP ? " 1" : kind == SEQ_INSERT_MID ? " 2" : "");
+		seq_rule(v, cmd, c, c < 0 ? builtin[b][0] : 'U', name);
+		break;
+	case SEQ_DELETE:
+		/* The first, the second, or past the end: then both refuse it. */
+		bprintf(cmd, "iptables-legacy -w -D %s %u", name, 1 + rnd(&v->rng, 3));
+		break;
+	case SEQ_NEW_CHAIN:
+	case SEQ_DEL_CHAIN:
+		/* One or the other: removed if one is there, two times in three. */
+		for (k = 0; k < st->nnew && !st->live[k]; k++)
+			;
+		kind = k < st->nnew && (st->nnew == 8 || rnd(&v->rng, 3)) ? SEQ_DEL_CHAIN :
+									     SEQ_NEW_CHAIN;
+		if (kind == SEQ_DEL_CHAIN) {
+			bprintf(&in, "*filter\n-D INPUT -j e%u\n-F e%u\n-X e%u\nCOMMIT\n", k, k,
+				k);
+			st->arg = k;
+			break;
+		}
+		if (st->nnew == 8)
+			return seq_edit(v, st, cmd);
+		k = st->arg = st->nnew++;
+		bprintf(&in, "*filter\n:e%u - [0:0]\n", k);
+		for (n = 1 + rnd(&v->rng, 3), i = 0; i < n; i++) {
+			bprintf(&in, "-A e%u ", k);
+			snprintf(name, sizeof(name), "e%u", k);
+			seq_rule(v, &in, -1, 'I', name);
+			bprintf(&in, "\n");
+		}
+		bprintf(&in, "-I INPUT %u -j e%u\nCOMMIT\n", rnd(&v->rng, 2) ? 1 : 2, k);
+		break;
+	case SEQ_RENAME:
+		if (!v->nchains)
+			return seq_edit(v, st, cmd);
+		bprintf(cmd, "iptables-legacy -w -E %s %s", st->renamed ? "c0x" : "c0",
+			st->renamed ? "c0" : "c0x");
+		break;
+	case SEQ_FLUSH:
+		bprintf(cmd, "iptables-legacy -w -F %s", name);
+		break;
+	case SEQ_FOLD_RUN:
+		/* 2 to 7 rules: below and past CG_FOLD_MIN (4); one address in four a gap. */
+		bprintf(&in, "*filter\n:fr - [0:0]\n");
+		for (n = 2 + rnd(&v->rng, 6), i = 0; i < n; i++)
+			bprintf(&in, "-A fr -d " IPFMT "/32 -j %s\n",
+				IPARG(SEQ_FOLD_BASE + 4 * i + rnd(&v->rng, 3)),
+				rnd(&v->rng, 3) ? "DROP" : "ACCEPT");
+		if (!st->fold)
+			bprintf(&in, "-I OUTPUT 1 -j fr\n");
+		bprintf(&in, "COMMIT\n");
+		break;
+	case SEQ_JUMP_RUN:
+		/*
+		 * kube-proxy's partial sync: ks declared (flushed) and written
+		 * whole, 60 to 68 services around CG_FOLD_JUMP_MIN (64), each
+		 * jumping to one of eight service chains, written again too.
+		 */
+		bprintf(&in, "*filter\n:ks - [0:0]\n");
+		for (k = 0; k < 8; k++)
+			bprintf(&in, ":ks%u - [0:0]\n", k);
+		/* Services on a forwarded address and on one of T's (INPUT). */
+		for (n = 60 + rnd(&v->rng, 9), i = 0; i < n; i++)
+			bprintf(&in, "-A ks -d " IPFMT "/32 -p %s -m %s --dport %u -j ks%u\n",
+				IPARG(i % 2 ? SEQ_SVC_DST : T_LOCAL), i % 10 == 9 ? "udp" : "tcp",
+				i % 10 == 9 ? "udp" : "tcp", SEQ_SVC_PORT + i / 2, i % 8);
+		for (k = 0; k < 8; k++) {
+			/* Accept some sources; the others return, on to FORWARD's rules. */
+			bprintf(&in, "-A ks%u -s 10.99.0.%u/31 -j ACCEPT\n", k, 2 * k);
+			if (k % 3 == 2)
+				bprintf(&in, "-A ks%u -j DROP\n", k);
+		}
+		/* Reached from two hooks: a chain that returns goes on in each its own way. */
+		if (!st->jump)
+			bprintf(&in, "-I FORWARD 1 -j ks\n-I INPUT %u -j ks\n",
+				rnd(&v->rng, 2) ? 1 : 2);
+		bprintf(&in, "COMMIT\n");
+		break;
+	case SEQ_ZERO:
+		bprintf(cmd, "iptables-legacy -w -Z");
+		if (rnd(&v->rng, 2))
+			bprintf(cmd, " %s", name);
+		break;
+	case SEQ_POLICY:
+		bprintf(cmd, "iptables-legacy -w -P %s %s", builtin[b],
+			rnd(&v->rng, 2) ? "ACCEPT" : "DROP");
+		break;
+	case SEQ_KINDS:
+		break;
+	}
+	if (in.len) {
+		f = fopen(v->tmp, "w");
+		if (f) {
+			fwrite(in.p, 1, in.len, f);
+			fclose(f);
+		}
+		bprintf(cmd, "iptables-legacy-restore -w --noflush < %s", v->tmp);
+		/* The report shows the input, a line each. */
+		for (i = 0; i < in.len; i++)
+			if (in.p[i] == '\n' && i + 1 < in.len)
+				in.p[i] = '|';
+	}
+	bprintf(&v->edit, "#     %s%s%.*s\n", cmd->p, in.len ? ": " : "", (int)in.len, in.p);
+	free(in.p);
+	return kind;
+}
+
+/* What step @kind, which both sides took, made of the ruleset. */
+static void seq_took(struct seq_state *st, enum seq_kind kind)
+{
+	st->ok[kind]++;
+	if (kind == SEQ_NEW_CHAIN || kind == SEQ_DEL_CHAIN)
+		st->live[st->arg] = kind == SEQ_NEW_CHAIN;
+	else if (kind == SEQ_RENAME)
+		st->renamed = !st->renamed;
+	else if (kind == SEQ_FOLD_RUN)
+		st->fold = true;
+	else if (kind == SEQ_JUMP_RUN)
+		st->jump = true;
+}
+
+/* Aims for the chains a sequence may make: packets that hit their rules. */
+static void seq_aims(struct vd *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		add_aim(v, PATH_OUTPUT, i % 2 ? 17 : 0, 0, SEQ_FOLD_BASE + 2 * i, -1);
+	for (i = 0; i < 48; i++)
+		add_aim(v, in_path(i), i % 10 == 9 ? 17 : 6, i < 24 ? IP(10, 99, 0, i % 16) : 0,
+			i % 4 < 2 ? SEQ_SVC_DST : T_LOCAL, SEQ_SVC_PORT + rnd(&v->rng, 36));
+}
+
+/* One ruleset and a sequence of edits: the number of mismatches. */
+static unsigned int round_sequence(struct vd *v, unsigned int round, struct seq_state *st)
+{
+	struct vd_round r = {
+		.report = v->report, .round = round, .quiet = v->shown >= VD_MAX_SHOWN,
+		.header = header_cb, .ctx = v, .tables = "ip_tables", .side = v->side, .hd = &v->hd,
+	};
+	struct buf save[2] = { { 0 }, { 0 } }, out[2] = { { 0 }, { 0 } }, cmd = { 0 };
+	unsigned int step, i;
+	enum seq_kind kind;
+	int rc[2], s;
+	bool show;
+
+	memset(st->live, 0, sizeof(st->live));
+	st->nnew = 0;
+	st->renamed = st->fold = st->jump = false;
+	v->edit.len = 0;
+	bprintf(&v->edit, "%s", "");
+	gen_ruleset(v);
+	seq_aims(v);
+	if (!vd_round_restore(&r, "iptables-legacy-restore", v->tmp, &v->rules))
+		goto out;
+	for (step = 0; step < SEQ_STEPS; step++) {
+		kind = seq_edit(v, st, &cmd);
+		for (s = 0; s < 2; s++) {
+			out[s].len = 0;
+			rc[s] = run_in(v, s, cmd.p, &out[s]);
+		}
+		if (rc[0] != rc[1] && vd_round_mismatch(&r))
+			vd_report_exits(v->report, round, "a step", rc, out);
+		if (!rc[0] && !rc[1])
+			seq_took(st, kind);
+		for (i = 0; i < SEQ_PACKETS; i++) {
+			enum outcome o[2];
+			struct pkt p;
+
+			gen_packet(v, &p);
+			send_both(v, &p, o);
+			if (!vd_round_case(&r, i, o, v->outcomes, &show))
+				continue;
+			run->cases++;
+			if (show)
+				print_packet(v, &p);
+		}
+		/* After every step: the same rules, the same counters. */
+		vd_round_saves(&r, "iptables-legacy-save -c -t filter", save, &v->rules,
+			       VD_BIG_RULESET, SEQ_PACKETS);
+		v->hit_rules = count_hit_rules(&save[0], false);
+		st->hit_fold += vd_count_hit_with(&save[0], "-A fr ");
+		st->hit_jump += vd_count_hit_with(&save[0], "-A ks -d");
+		if (step + 1 < SEQ_STEPS) {
+			free(save[0].p);
+			free(save[1].p);
+			save[0] = save[1] = (struct buf){ 0 };
+		}
+	}
+out:
+	free(out[0].p);
+	free(out[1].p);
+	free(cmd.p);
+	return vd_round_end(&r, save, run->verbose && v->rules.len <= VD_BIG_RULESET, &v->shown);
+}
+
+TEST_F_TIMEOUT(vd, edit_sequences, 3600)
+{
+	struct vd *v = &self->v;
+	struct seq_state st = {};
+	unsigned long bad = 0, cases = run->cases;
+	unsigned int round, k;
+
+	v->report = fopen(VD_MISMATCH_FILE, "a");
+	/* Its own point of the seed's stream: the other tests' rulesets stay theirs. */
+	v->rng.s = run->seed * 0x9E3779B97F4A7C15ull + 0x5e9;
+	v->seq = true;
+	v->npackets = SEQ_PACKETS;
+	for (round = 1; round <= run->sequences; round++) {
+		bad += round_sequence(v, 200000 + round, &st);
+		if (run->verbose || !(round % 8))
+			printf("# edit sequences: %u, %lu cases, %lu mismatches\n", round,
+			       run->cases - cases, bad);
+	}
+	v->seq = false;
+	run->mismatches += bad;
+	for (k = 0; k < SEQ_KINDS; k++)
+		printf("# edit sequences: %-24s %lu taken by both\n", seq_kind_names[k], st.ok[k]);
+	EXPECT_EQ(0, bad);
+	/* Each kind of edit must have happened, or this proves less than it claims. */
+	for (k = 0; k < SEQ_KINDS; k++) {
+		EXPECT_LT(0, st.ok[k]) TH_LOG("no edit of kind %u (%s) taken", k,
+					      seq_kind_names[k] ?: "?");
+	}
+	EXPECT_LE(run->sequences * SEQ_STEPS * SEQ_PACKETS / 2, run->cases - cases);
+	/* And packets must have been judged by the runs. */
+	printf("# edit sequences: fold run rules counting %lu, jump run rules %lu (sum of steps)\n",
+	       st.hit_fold, st.hit_jump);
+	EXPECT_LT(0, st.hit_fold);
+	EXPECT_LT(0, st.hit_jump);
+}
+
 /* random_ext_rulesets' generator starts from its own point of the seed's stream. */
 static uint64_t ext_seed(void)
 {
@@ -3736,6 +4057,7 @@ int main(int argc, char **argv)
 		return 1;
 	run->seed = vd_env_ul("VERDICT_DIFF_SEED", 1);
 	run->want_cases = vd_env_ul("VERDICT_DIFF_CASES", VD_DEFAULT_CASES);
+	run->sequences = vd_env_ul("VERDICT_DIFF_SEQS", VD_DEFAULT_SEQS);
 	run->ext_want_cases = vd_env_ul("VERDICT_DIFF_EXT_CASES", VD_EXT_DEFAULT_CASES);
 	run->ct_want_cases = vd_env_ul("VERDICT_DIFF_CT_CASES", VD_CT_DEFAULT_CASES);
 	run->per_ruleset = 20;
