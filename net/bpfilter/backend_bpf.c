@@ -311,9 +311,9 @@ static int load_table_progs(struct context *ctx, struct bpf_global *g, const str
 	*total = l;
 	if (!err) {
 		bf_dbg(ctx, "bpf: %s%s: loaded, %u instructions in %u program(s), %u folded runs; "
-		       "%u instructions in %u loaded (generated in %llu ms, verified in %llu ms)",
-		       t->name, t->fam == &family_ipv4 ? "" : "6", l.insns, l.nsegs, l.nsets,
-		       l.insns_loaded, l.nloaded, (unsigned long long)l.gen_ns / 1000000,
+		       "%u generated, %u instructions in %u loaded (generated in %llu ms, verified "
+		       "in %llu ms)", t->name, t->fam == &family_ipv4 ? "" : "6", l.insns, l.nsegs,
+		       l.nsets, l.ngen, l.insns_loaded, l.nloaded, (unsigned long long)l.gen_ns / 1000000,
 		       (unsigned long long)l.verify_ns / 1000000);
 		return 0;
 	}

@@ -83,6 +83,7 @@ void codegen_init(struct codegen *cg, const struct btf_info *bi)
 	cg->cont_fd = -1;
 	cg->state_fd = -1;
 	cg->runs_fd = -1;
+	cg->after = UINT32_MAX;
 }
 
 void codegen_free(struct codegen *cg)
@@ -998,12 +999,17 @@ static void gen_ct_entry(struct codegen *cg)
  * hook's manip type yet (nf_nat_initialized()). Every other packet passes
  * untouched and uncounted: nf_nat's hook right after translates it.
  */
+/* HOOK2MANIP(): is @hook's manip type SRC (POSTROUTING, INPUT), not DST? */
+static bool hook_manip_src(unsigned int hook)
+{
+	return hook == NF_INET_POST_ROUTING || hook == NF_INET_LOCAL_IN;
+}
+
 static void gen_nat_gate(struct codegen *cg)
 {
 	const struct btf_info *bi = cg->bi;
 	uint32_t pass = cg_new_label(cg), consult = cg_new_label(cg);
-	/* HOOK2MANIP(): SRC at POSTROUTING and INPUT, else DST. */
-	bool src = cg->hook == NF_INET_POST_ROUTING || cg->hook == NF_INET_LOCAL_IN;
+	bool src = hook_manip_src(cg->hook);
 
 	if (!bi->ct_ok) {
 		cg_unsupported(cg, "nat: this kernel's BTF has no struct nf_conn");
@@ -2138,26 +2144,24 @@ out:
 }
 
 /*
- * The entry of cg->plan for a program of this hook at @kind, @start, @len
- * with the jump stack @w, at continuation slot @slot or, with UINT32_MAX,
- * at new ones (made, with its slots, if new): its index, or -errno
- * (-E2BIG past the tail call limit). A packet reaches it with one more
- * tail call than this program.
+ * The entry of @p for a program of @hook at @kind, @start, @len with the
+ * jump stack @rets (@nframes return rules), @depth tail calls from the
+ * hook's first program, at continuation slot @slot or, with UINT32_MAX, at
+ * new ones (made, with its slots, if new): its index, or -errno (-E2BIG
+ * past the tail call limit).
  */
-static long plan_entry_at(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
-			  uint32_t start, uint32_t len, uint32_t slot)
+static long plan_add(struct cg_plan *p, unsigned int hook, enum cg_entry_kind kind,
+		     uint32_t start, uint32_t len, uint32_t depth, const uint32_t *rets,
+		     uint32_t nframes, uint32_t slot)
 {
-	struct cg_plan *p = cg->plan;
-	const uint32_t depth = cg->ent.depth + 1;
 	struct cg_entry *e;
 	uint32_t k;
 
 	for (k = 0; k < p->nentries; k++) {
 		e = &p->entries[k];
-		if (e->kind == kind && e->hook == cg->hook && e->start == start && e->len == len &&
+		if (e->kind == kind && e->hook == hook && e->start == start && e->len == len &&
 		    e->depth == depth && (slot == UINT32_MAX || e->slot == slot) &&
-		    e->nframes == w->nframes &&
-		    !memcmp(e->frames, w->rets, w->nframes * sizeof(*w->rets)))
+		    e->nframes == nframes && !memcmp(e->frames, rets, nframes * sizeof(*rets)))
 			return k;
 	}
 	if (depth >= CG_MAX_SEGS)
@@ -2165,60 +2169,83 @@ static long plan_entry_at(struct codegen *cg, const struct cg_walk *w, enum cg_e
 	if (grow((void **)&p->entries, &p->entries_cap, p->nentries + 1, sizeof(*e)))
 		return -ENOMEM;
 	e = &p->entries[p->nentries];
-	*e = (struct cg_entry){ .kind = kind, .hook = cg->hook, .start = start, .len = len,
+	*e = (struct cg_entry){ .kind = kind, .hook = hook, .start = start, .len = len,
 				.slot = slot == UINT32_MAX ? p->nslots : slot, .depth = depth,
-				.nframes = w->nframes };
-	e->frames = calloc(w->nframes + 1, sizeof(*e->frames));
+				.nframes = nframes };
+	e->frames = calloc(nframes + 1, sizeof(*e->frames));
 	if (!e->frames)
 		return -ENOMEM;
-	memcpy(e->frames, w->rets, w->nframes * sizeof(*w->rets));
+	memcpy(e->frames, rets, nframes * sizeof(*rets));
 	if (slot == UINT32_MAX)
 		p->nslots += kind == CG_ENTRY_LEAVES ? len : 1;
 	return p->nentries++;
 }
 
+/*
+ * The entry of cg->plan for a program this one tail-calls, at @kind,
+ * @start, @len with the jump stack @w, at new slots: its index, or -errno.
+ * Such a program names slots of this hook's own: it is not the same in
+ * other hooks (cg->own_entries).
+ */
 static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entry_kind kind,
 		       uint32_t start, uint32_t len)
 {
-	return plan_entry_at(cg, w, kind, start, len, UINT32_MAX);
+	cg->own_entries = true;
+	return plan_add(cg->plan, cg->hook, kind, start, len, cg->ent.depth + 1, w->rets,
+			w->nframes, UINT32_MAX);
 }
 
 /*
- * The after block (struct cg_after) of this LEAVES program, whose chains
- * return with the jump stack @w: the first one of its run, stack and tail
- * call depth that this hook has not taken with other return rules, made
- * if none. Its base slot, or -errno.
+ * The after block (struct cg_after) that a LEAVES program of run [@start,
+ * @start + @len) at tail call depth @depth, whose chains return with the
+ * jump stack @rets, takes in @hook: the first one of that run, stack and
+ * depth that @hook has not taken with other return rules, made if none
+ * and @make. Its index (claimed for @hook if @make), or -errno (-ENOENT:
+ * none, not made).
  */
-static long plan_after(struct codegen *cg, const struct cg_walk *w)
+static long plan_after(struct cg_plan *p, unsigned int hook, uint32_t start, uint32_t len,
+		       uint32_t depth, const uint32_t *rets, uint32_t nframes, bool make)
 {
-	const size_t fsize = w->nframes * sizeof(*w->rets);
-	const struct cg_entry *e = &cg->ent;
-	struct cg_plan *p = cg->plan;
+	const size_t fsize = nframes * sizeof(*rets);
 	struct cg_after *a = NULL;
 	uint32_t k;
 
 	for (k = 0; k < p->nafters; k++) {
 		a = &p->afters[k];
-		if (a->start == e->start && a->len == e->len && a->nframes == w->nframes &&
-		    a->depth == e->depth &&
-		    (!a->frames[cg->hook] || !memcmp(a->frames[cg->hook], w->rets, fsize)))
+		if (a->start == start && a->len == len && a->nframes == nframes &&
+		    a->depth == depth && (!a->frames[hook] || !memcmp(a->frames[hook], rets, fsize)))
 			break;
 	}
+	if (!make)
+		return k < p->nafters ? (long)k : -ENOENT;
 	if (k == p->nafters) {
 		if (grow((void **)&p->afters, &p->afters_cap, p->nafters + 1, sizeof(*a)))
 			return -ENOMEM;
 		a = &p->afters[p->nafters++];
-		*a = (struct cg_after){ .start = e->start, .len = e->len, .nframes = w->nframes,
-					.depth = e->depth, .base = p->nslots };
+		*a = (struct cg_after){ .start = start, .len = len, .nframes = nframes,
+					.depth = depth, .base = p->nslots };
 		p->nslots += NF_INET_NUMHOOKS;
 	}
-	if (!a->frames[cg->hook]) {
-		a->frames[cg->hook] = malloc(fsize + 1);
-		if (!a->frames[cg->hook])
+	if (!a->frames[hook]) {
+		a->frames[hook] = malloc(fsize + 1);
+		if (!a->frames[hook])
 			return -ENOMEM;
-		memcpy(a->frames[cg->hook], w->rets, fsize);
+		memcpy(a->frames[hook], rets, fsize);
 	}
-	return a->base;
+	return k;
+}
+
+/*
+ * @hook's program after the run of after block @a: a SEQ entry at rule
+ * @end with the block's return rules of @hook, in slot base + @hook. Its
+ * index, or -errno.
+ */
+static long plan_after_entry(struct cg_plan *p, uint32_t a, unsigned int hook, uint32_t end)
+{
+	const struct cg_after *af = &p->afters[a];
+
+	return plan_add(p, hook, CG_ENTRY_SEQ, end, 0, af->depth + 1, af->frames[hook],
+			af->nframes, af->base + hook);
 }
 
 /*
@@ -2257,18 +2284,21 @@ static void gen_continue(struct codegen *cg, const struct cg_walk *w, uint32_t i
  */
 static void gen_continue_after(struct codegen *cg, const struct cg_walk *w, uint32_t end)
 {
-	long base = plan_after(cg, w), e;
+	struct cg_plan *p = cg->plan;
+	long a, e;
 
-	e = base < 0 ? base : plan_entry_at(cg, w, CG_ENTRY_SEQ, end, 0,
-					    (uint32_t)base + cg->hook);
+	a = plan_after(p, cg->hook, cg->ent.start, cg->ent.len, cg->ent.depth, w->rets,
+		       w->nframes, true);
+	e = a < 0 ? a : plan_after_entry(p, (uint32_t)a, cg->hook, end);
 	if (e < 0) {
 		set_err(cg, (int)e);
 		return;
 	}
+	cg->after = (uint32_t)a;
 	cg_ld_ctx(cg, BPF_REG_3);
 	cg_emit(cg, CG_LDX(BPF_DW, BPF_REG_3, BPF_REG_3, cg->bi->nf_ctx_state));
 	cg_emit(cg, CG_LDX(BPF_B, BPF_REG_3, BPF_REG_3, cg->bi->state_hook));
-	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)base));
+	cg_emit(cg, CG_ALU64_IMM(BPF_ADD, BPF_REG_3, (int32_t)p->afters[a].base));
 	gen_tail_call_r3(cg);
 }
 
@@ -2563,6 +2593,7 @@ int codegen_hook(struct codegen *cg, const struct table *t, unsigned int hook)
 	if (err)
 		goto out;
 	/* RETURN with an empty stack: continue at the hook's underflow entry. */
+	cg->hook_code = cg->labels[cg->underflow_label].used;
 	cg_place(cg, cg->underflow_label);
 	w.in_underflow = true;
 	w.nframes = 0;
@@ -2663,6 +2694,7 @@ void codegen_plan_free(struct cg_plan *p)
 	free(p->progs);
 	free(p->prog_slot);
 	free(p->prog_nslots);
+	free(p->prog_same);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -2674,7 +2706,7 @@ static struct codegen *plan_prog(struct cg_plan *p, const struct cg_hook_load *l
 
 	if (p->nprogs == p->progs_cap) {
 		uint32_t cap = p->progs_cap ? 2 * p->progs_cap : 8;
-		uint32_t *slot, *nslots;
+		uint32_t *slot, *nslots, *same;
 
 		cg = realloc(p->progs, cap * sizeof(*cg));
 		if (cg)
@@ -2685,7 +2717,10 @@ static struct codegen *plan_prog(struct cg_plan *p, const struct cg_hook_load *l
 		nslots = realloc(p->prog_nslots, cap * sizeof(*nslots));
 		if (nslots)
 			p->prog_nslots = nslots;
-		if (!cg || !slot || !nslots)
+		same = realloc(p->prog_same, cap * sizeof(*same));
+		if (same)
+			p->prog_same = same;
+		if (!cg || !slot || !nslots || !same)
 			return NULL;
 		p->progs_cap = cap;
 	}
@@ -2701,7 +2736,54 @@ static struct codegen *plan_prog(struct cg_plan *p, const struct cg_hook_load *l
 	cg->plan = p;
 	cg->ent = p->entries[e];
 	cg->leaf_lo = lo;
+	p->prog_same[p->nprogs] = p->nprogs;
 	return cg;
+}
+
+/*
+ * Do programs of hooks @a and @b of @t start alike? Only a nat table's
+ * gate (gen_nat_gate()) tells hooks apart: by their manip type.
+ */
+static bool same_prologue(const struct table *t, unsigned int a, unsigned int b)
+{
+	return !t->kind || !t->kind->nat || hook_manip_src(a) == hook_manip_src(b);
+}
+
+/*
+ * A program of another hook that holds the chains of LEAVES entry @e from
+ * rule @lo on, as this hook's would (the same run, stack depth, tail call
+ * depth, after block, and no entries of its hook's own): its index, with
+ * this hook's program after the run planned, or UINT32_MAX (then it is
+ * generated). -errno on failure.
+ */
+static long plan_same_leaves(struct cg_plan *p, const struct table *t, uint32_t e, uint32_t lo)
+{
+	const struct cg_entry *en = &p->entries[e];
+	const struct codegen *o;
+	long a, err;
+	uint32_t k;
+
+	for (k = 0; k < p->nprogs; k++) {
+		o = &p->progs[k];
+		if (p->prog_same[k] != k || o->hook == en->hook || o->ent.kind != CG_ENTRY_LEAVES ||
+		    o->ent.start != en->start || o->ent.len != en->len ||
+		    o->ent.nframes != en->nframes || o->ent.depth != en->depth ||
+		    o->leaf_lo != lo || o->own_entries || o->hook_code || o->err ||
+		    !same_prologue(t, o->hook, en->hook))
+			continue;
+		if (o->after == UINT32_MAX)
+			return k;
+		/* This hook must take the same after block (plan_after()'s choice). */
+		a = plan_after(p, en->hook, en->start, en->len, en->depth, en->frames, en->nframes,
+			       false);
+		if (a != (long)o->after)
+			continue;
+		a = plan_after(p, en->hook, en->start, en->len, en->depth, en->frames, en->nframes,
+			       true);
+		err = a < 0 ? a : plan_after_entry(p, (uint32_t)a, en->hook, en->start + en->len);
+		return err < 0 ? err : (long)k;
+	}
+	return UINT32_MAX;
 }
 
 int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct table *t,
@@ -2709,9 +2791,10 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 {
 	struct codegen *cg, probe;
 	uint32_t e, lo, hi;
+	long same;
 	int err = 0;
 
-	l->nsegs = l->insns = 0;
+	l->nsegs = l->insns = l->ngen = 0;
 	l->err_prog = p->nprogs;
 	l->err_hook = hook;
 	l->err_rule = UINT32_MAX;
@@ -2728,7 +2811,23 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 		lo = p->entries[e].start;
 		do {
 			hi = UINT32_MAX;
-			if (p->entries[e].kind == CG_ENTRY_LEAVES && l->seg_insns) {
+			same = p->entries[e].kind == CG_ENTRY_LEAVES ?
+				plan_same_leaves(p, t, e, lo) : UINT32_MAX;
+			if (same < 0) {
+				err = (int)same;
+				break;
+			}
+			if (same != UINT32_MAX) {
+				/* Not generated again: the same program, in this hook's slots. */
+				cg = plan_prog(p, l, e, lo);
+				if (!cg)
+					return -ENOMEM;
+				cg->hook = hook;
+				cg->leaf_end = p->progs[same].leaf_end;
+				p->prog_same[p->nprogs] = (uint32_t)same;
+				l->nsegs++;
+				l->insns += p->progs[same].len;
+			} else if (p->entries[e].kind == CG_ENTRY_LEAVES && l->seg_insns) {
 				/* How many of the run's chains fit: generate once to see. */
 				cg = plan_prog(p, l, e, lo);
 				if (!cg)
@@ -2740,16 +2839,19 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 				if (err)
 					break;
 			}
-			cg = plan_prog(p, l, e, lo);
-			if (!cg)
-				return -ENOMEM;
-			cg->leaf_hi = hi;
-			err = codegen_hook(cg, t, hook);
+			if (same == UINT32_MAX) {
+				cg = plan_prog(p, l, e, lo);
+				if (!cg)
+					return -ENOMEM;
+				cg->leaf_hi = hi;
+				err = codegen_hook(cg, t, hook);
+				l->nsegs++;
+				l->ngen++;
+				l->insns += cg->len;
+				l->err_rule = cg->err_rule;
+				l->err_what = cg->err_what;
+			}
 			l->err_prog = p->nprogs++;
-			l->nsegs++;
-			l->insns += cg->len;
-			l->err_rule = cg->err_rule;
-			l->err_what = cg->err_what;
 			if (p->entries[e].kind == CG_ENTRY_LEAVES) {
 				p->prog_slot[p->nprogs - 1] = p->entries[e].slot + lo - p->entries[e].start;
 				p->prog_nslots[p->nprogs - 1] = cg->leaf_end - lo;

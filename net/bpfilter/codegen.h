@@ -387,6 +387,7 @@ struct cg_plan {
 	struct codegen *progs;		/* generated, in entry order */
 	uint32_t *prog_slot;		/* per program: first slot it fills */
 	uint32_t *prog_nslots;		/* per program: slots it fills (0: a hook's first program) */
+	uint32_t *prog_same;		/* per program: the earlier one it is, not generated, or itself */
 	uint32_t nprogs, progs_cap;
 	uint32_t nslots;		/* size of the continuation array */
 	struct cg_after *afters;
@@ -439,6 +440,9 @@ struct codegen {
 	uint32_t leaf_lo;	/* LEAVES: first rule of the run this program holds */
 	uint32_t leaf_hi;	/* LEAVES: past its last; UINT32_MAX: as many as fit */
 	uint32_t leaf_end;	/* out, LEAVES: past the last rule it holds */
+	uint32_t after;		/* out, LEAVES: its after block, or UINT32_MAX if none */
+	bool own_entries;	/* out: it tail-calls entries of its hook's own */
+	bool hook_code;		/* out: it reaches its hook's underflow (policy) block */
 	int cont_fd;		/* continuation prog array (CG_FIX_MAP_CONT), or -1 */
 	int state_fd;		/* the table's rule state map (CG_FIX_MAP_STATE), or -1 */
 	int runs_fd;		/* the runs map (CG_FIX_MAP_RUNS) */
@@ -501,6 +505,7 @@ struct cg_hook_load {
 	/* Results, also on failure: */
 	int cont_fd;		/* continuation prog array, -1 if one program sufficed */
 	uint32_t nsegs;		/* programs generated */
+	uint32_t ngen;		/* of them, generated: the others are another hook's leaves */
 	uint32_t nloaded;	/* of them, loaded: the others are the same as one loaded */
 	uint32_t err_hook;	/* the hook of the one that failed */
 	uint32_t err_prog;	/* the one that failed (0: the first generated) */

@@ -213,6 +213,11 @@ static int find_same(const struct cg_plan *p, uint32_t *same, uint32_t *todo, ui
 	for (k = 0; k < p->nprogs; k++) {
 		const struct codegen *a = &p->progs[k];
 
+		if (p->prog_same[k] != k) {
+			/* Not generated: what the one it is the same as is. */
+			same[k] = same[p->prog_same[k]];
+			continue;
+		}
 		hash[k] = prog_hash(a);
 		same[k] = k;
 		for (j = 0; j < n; j++) {
@@ -276,7 +281,7 @@ int codegen_load_table(struct cg_hook_load *l, const struct table *t, uint32_t h
 		       const char *const *names, int *fds)
 {
 	uint32_t first[NF_INET_NUMHOOKS] = {}, *same = NULL, *todo = NULL;
-	uint32_t k, ncache = 0, nsegs = 0, insns = 0;
+	uint32_t k, ncache = 0, nsegs = 0, ngen = 0, insns = 0;
 	struct load_pool pool = { .names = names, .first = first };
 	struct set_cache *cache = NULL;
 	struct cg_plan p = {};
@@ -295,9 +300,11 @@ int codegen_load_table(struct cg_hook_load *l, const struct table *t, uint32_t h
 		first[h] = p.nprogs;
 		err = codegen_plan_hook(&p, l, t, h);
 		nsegs += l->nsegs;
+		ngen += l->ngen;
 		insns += l->insns;
 	}
 	l->nsegs = nsegs;
+	l->ngen = ngen;
 	l->insns = insns;
 	l->gen_ns = log_now_ns() - l->gen_ns;
 	l->verify_ns = 0;
@@ -312,6 +319,8 @@ int codegen_load_table(struct cg_hook_load *l, const struct table *t, uint32_t h
 	for (k = 0; k < p.nprogs && !err; k++) {
 		struct codegen *cg = &p.progs[k];
 
+		if (p.prog_same[k] != k)
+			continue;
 		l->err_prog = k;
 		l->err_hook = cg->hook;
 		cg->cont_fd = l->cont_fd;

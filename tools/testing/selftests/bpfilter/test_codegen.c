@@ -2461,8 +2461,8 @@ TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
 	l.counters_fd = self->cnt_fd;
 	ASSERT_EQ(0, codegen_load_table(&l, self->t, self->t->valid_hooks, names, fds));
 	self->cont_fd = l.cont_fd;
-	TH_LOG("%u programs, %u loaded; %u instructions, %u loaded", l.nsegs, l.nloaded,
-	       l.insns, l.insns_loaded);
+	TH_LOG("%u programs, %u generated, %u loaded; %u instructions, %u loaded", l.nsegs,
+	       l.ngen, l.nloaded, l.insns, l.insns_loaded);
 	/*
 	 * Each hook has its own first program (the run's lookup) and the one
 	 * after the run; the leaves are the same in the three hooks: loaded
@@ -2471,6 +2471,8 @@ TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
 	EXPECT_LT(3 * 2 + 1, l.nloaded);
 	EXPECT_EQ(l.nsegs - 3 * 2, 3 * (l.nloaded - 3 * 2));
 	EXPECT_GT(l.insns * 2 / 3, l.insns_loaded);
+	/* INPUT's leaves are not even generated again for FORWARD and OUTPUT. */
+	EXPECT_EQ(l.nloaded, l.ngen);
 
 	for (i = 0; i < 3; i++) {
 		h = hooks[i];
@@ -2499,6 +2501,78 @@ TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
 	for (h = 0; h < NF_INET_NUMHOOKS; h++)
 		if (fds[h] >= 0)
 			close(fds[h]);
+}
+
+/*
+ * In a nat table a program's gate depends on its hook's manip type
+ * (gen_nat_gate()): a run of jumps that PREROUTING, INPUT and OUTPUT reach
+ * has leaves for DST (PREROUTING's, taken by OUTPUT without generating
+ * them again) and leaves of INPUT's own (SRC), never PREROUTING's.
+ */
+TEST_F(cg, jump_run_leaves_in_nat_by_manip_type)
+{
+	static const unsigned int hooks[] = { NF_INET_PRE_ROUTING, NF_INET_LOCAL_IN,
+					      NF_INET_LOCAL_OUT, NF_INET_POST_ROUTING };
+	const char *names[NF_INET_NUMHOOKS] = { "t_pre", "t_in", "t_fwd", "t_out", "t_post" };
+	struct cg_hook_load l = {
+		.bi = &self->bi, .progs_fd = -1, .runs_fd = self->runs_fd,
+		.fold_min = CG_FOLD_MIN, .fold_jump_min = CG_FOLD_JUMP_MIN, .seg_insns = 2048,
+	};
+	int fds[NF_INET_NUMHOOKS];
+	struct ipt_replace repl;
+	uint32_t leaves, per_hook;
+	char a[32], c[16];
+	unsigned int i, h;
+
+	if (!self->bi.ct_ok)
+		SKIP(return, "this kernel's BTF has no struct nf_conn");
+	memset(self->tb, 0, offsetof(struct tb, fix));
+	for (i = 0; i < 4; i++) {
+		tb_hook(self->tb, hooks[i]);
+		if (hooks[i] != NF_INET_POST_ROUTING) {
+			tb_rule(self->tb, NULL);
+			tb_jump(self->tb, "SERVICES", false);
+		}
+		tb_policy(self->tb, hooks[i], V_ACCEPT);
+	}
+	tb_chain(self->tb, "SERVICES");
+	for (i = 0; i < 300; i++) {
+		snprintf(a, sizeof(a), "10.96.%u.%u", i / 250, i % 250 + 1);
+		snprintf(c, sizeof(c), "SVC%u", i % 20);
+		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
+	}
+	tb_chain_end(self->tb);
+	for (i = 0; i < 20; i++) {
+		snprintf(c, sizeof(c), "SVC%u", i);
+		tb_chain(self->tb, c);
+		snprintf(a, sizeof(a), "10.1.1.%u", i);
+		add_addr(self->tb, false, a, 32, V_ACCEPT);
+		tb_chain_end(self->tb);
+	}
+	ASSERT_EQ(0, tb_finish(self->tb, &repl));
+	strcpy(repl.name, "nat");
+	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob,
+					&self->t));
+	self->cnt_fd = codegen_counters_create(self->t->num_entries);
+	ASSERT_LE(0, self->cnt_fd);
+	l.counters_fd = self->cnt_fd;
+	ASSERT_EQ(0, codegen_load_table(&l, self->t, self->t->valid_hooks, names, fds));
+	self->cont_fd = l.cont_fd;
+	TH_LOG("%u programs, %u generated, %u loaded", l.nsegs, l.ngen, l.nloaded);
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		if (fds[h] >= 0)
+			close(fds[h]);
+	/*
+	 * Three hooks with the run: each its first program and the one after
+	 * the run, and the leaves; POSTROUTING one program.
+	 */
+	ASSERT_EQ(0, (l.nsegs - 3 * 2 - 1) % 3);
+	per_hook = (l.nsegs - 3 * 2 - 1) / 3;
+	leaves = per_hook;
+	EXPECT_LT(0, leaves);
+	/* Generated and loaded: every hook's own two, POSTROUTING's, DST's and SRC's leaves. */
+	EXPECT_EQ(3 * 2 + 1 + 2 * leaves, l.ngen);
+	EXPECT_EQ(l.ngen, l.nloaded);
 }
 
 /* More segments than tail calls allow: a clear -E2BIG, nothing loaded. */
