@@ -2327,6 +2327,41 @@ TEST_F(cg, jump_run6_tcp_and_udp)
 }
 
 /*
+ * kube-proxy's shape: user chain SERVICES, @n rules -d 10.96.(i / 250).(i %
+ * 250 + 1) -p tcp --dport 80 -j SVC(i % @nchains), then (with @mark an
+ * empty chain MARK and) the @nchains chains SVCk: a jump to MARK if @mark,
+ * then -s 10.1.1.(k % 250) -j ACCEPT.
+ */
+static void tb_services(struct tb *tb, int n, int nchains, bool mark)
+{
+	char a[32], c[16];
+	int i;
+
+	tb_chain(tb, "SERVICES");
+	for (i = 0; i < n; i++) {
+		snprintf(a, sizeof(a), "10.96.%d.%d", i / 250, i % 250 + 1);
+		snprintf(c, sizeof(c), "SVC%d", i % nchains);
+		add_l4_addr_to(tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
+	}
+	tb_chain_end(tb);
+	if (mark) {
+		tb_chain(tb, "MARK");
+		tb_chain_end(tb);
+	}
+	for (i = 0; i < nchains; i++) {
+		snprintf(c, sizeof(c), "SVC%d", i);
+		tb_chain(tb, c);
+		if (mark) {
+			tb_rule(tb, NULL);
+			tb_jump(tb, "MARK", false);
+		}
+		snprintf(a, sizeof(a), "10.1.1.%d", i % 250);
+		add_addr(tb, false, a, 32, V_ACCEPT);
+		tb_chain_end(tb);
+	}
+}
+
+/*
  * kube-proxy's pattern at 10k services: KUBE-SERVICES jumps by
  * destination and port to a chain per service (here 250 chains, each a
  * mark-like jump and an ACCEPT by source). One lookup and one tail call
@@ -2336,32 +2371,13 @@ TEST_F(cg, jump_run6_tcp_and_udp)
 TEST_F(cg, jump_run_10k_services)
 {
 	const int n = 10000, nchains = 250;
-	char a[32], c[16];
 	struct pkt p;
-	int i;
 
 	tb_begin_output(self->tb);
 	tb_rule(self->tb, NULL);
 	tb_jump(self->tb, "SERVICES", false);
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_DROP);
-	tb_chain(self->tb, "SERVICES");
-	for (i = 0; i < n; i++) {
-		snprintf(a, sizeof(a), "10.96.%d.%d", i / 250, i % 250 + 1);
-		snprintf(c, sizeof(c), "SVC%d", i % nchains);
-		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
-	}
-	tb_chain_end(self->tb);
-	tb_chain(self->tb, "MARK");
-	tb_chain_end(self->tb);
-	for (i = 0; i < nchains; i++) {
-		snprintf(c, sizeof(c), "SVC%d", i);
-		tb_chain(self->tb, c);
-		tb_rule(self->tb, NULL);
-		tb_jump(self->tb, "MARK", false);
-		snprintf(a, sizeof(a), "10.1.1.%d", i % 250);
-		add_addr(self->tb, false, a, 32, V_ACCEPT);
-		tb_chain_end(self->tb);
-	}
+	tb_services(self->tb, n, nchains, true);
 	self->fold_jump_min = CG_FOLD_JUMP_MIN;
 	self->seg_insns = CG_SEG_INSNS;
 	BUILD(NF_INET_LOCAL_OUT);
@@ -2417,7 +2433,6 @@ TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
 	int fds[NF_INET_NUMHOOKS];
 	uint32_t svc0, ret;
 	struct ipt_replace repl;
-	char a[32], c[16];
 	unsigned int h;
 	struct pkt p;
 	int i;
@@ -2436,20 +2451,7 @@ TEST_F(cg, jump_run_leaves_loaded_once_for_all_hooks)
 	tb_rule(self->tb, NULL);
 	tb_jump(self->tb, "SERVICES", false);
 	tb_policy(self->tb, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_chain(self->tb, "SERVICES");
-	for (i = 0; i < n; i++) {
-		snprintf(a, sizeof(a), "10.96.%d.%d", i / 250, i % 250 + 1);
-		snprintf(c, sizeof(c), "SVC%d", i % nchains);
-		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
-	}
-	tb_chain_end(self->tb);
-	for (i = 0; i < nchains; i++) {
-		snprintf(c, sizeof(c), "SVC%d", i);
-		tb_chain(self->tb, c);
-		snprintf(a, sizeof(a), "10.1.1.%d", i);
-		add_addr(self->tb, false, a, 32, V_ACCEPT);
-		tb_chain_end(self->tb);
-	}
+	tb_services(self->tb, n, nchains, false);
 	ASSERT_EQ(0, tb_finish(self->tb, &repl));
 	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob,
 					&self->t));
@@ -2521,7 +2523,6 @@ TEST_F(cg, jump_run_leaves_in_nat_by_manip_type)
 	int fds[NF_INET_NUMHOOKS];
 	struct ipt_replace repl;
 	uint32_t leaves, per_hook;
-	char a[32], c[16];
 	unsigned int i, h;
 
 	if (!self->bi.ct_ok)
@@ -2535,20 +2536,7 @@ TEST_F(cg, jump_run_leaves_in_nat_by_manip_type)
 		}
 		tb_policy(self->tb, hooks[i], V_ACCEPT);
 	}
-	tb_chain(self->tb, "SERVICES");
-	for (i = 0; i < 300; i++) {
-		snprintf(a, sizeof(a), "10.96.%u.%u", i / 250, i % 250 + 1);
-		snprintf(c, sizeof(c), "SVC%u", i % 20);
-		add_l4_addr_to(self->tb, IPPROTO_TCP, true, a, 32, 80, 80, 0, c);
-	}
-	tb_chain_end(self->tb);
-	for (i = 0; i < 20; i++) {
-		snprintf(c, sizeof(c), "SVC%u", i);
-		tb_chain(self->tb, c);
-		snprintf(a, sizeof(a), "10.1.1.%u", i);
-		add_addr(self->tb, false, a, 32, V_ACCEPT);
-		tb_chain_end(self->tb);
-	}
+	tb_services(self->tb, 300, 20, false);
 	ASSERT_EQ(0, tb_finish(self->tb, &repl));
 	strcpy(repl.name, "nat");
 	ASSERT_EQ(0, table_from_replace(&self->ctx, &family_ipv4, &repl, self->tb->blob,
