@@ -78,6 +78,24 @@ run()
 		;;
 	esac
 	RC=$?
+	timed_out "$RC" "$@"
+}
+
+# timed_out RC CMD...: if RC is timeout's (124, or busybox's 143), say where
+# the command and bpfilter's helper were waiting, and the kernel log's tail:
+# a command that hangs must leave more than its name in the console log.
+timed_out()
+{
+	case "$1" in 124 | 143) ;; *) return 0 ;; esac
+	shift
+	diag "timed out after ${CMD_TIMEOUT}s: $*"
+	for _h in $(helper_pids); do
+		for _t in /proc/"$_h"/task/*; do
+			diag "helper thread ${_t##*/}: $(cat "$_t/stat" 2>/dev/null | cut -d' ' -f3) wchan $(cat "$_t/wchan" 2>/dev/null)"
+			cat "$_t/stack" 2>/dev/null | sed 's/^/#   /'
+		done
+	done
+	dmesg | tail -n 30 | sed 's/^/# dmesg: /'
 }
 
 # klog CMD...: run CMD (bounded), then print after its output the netfilter
@@ -95,6 +113,7 @@ klog()
 	echo "$_mark" > /dev/kmsg
 	timeout "$CMD_TIMEOUT" "$@" 2>&1
 	_rc=$?
+	timed_out "$_rc" "$@"
 	dmesg | sed -n "/$_mark\$/,\$p" | sed '1d; s/^\[[^]]*\] //' |
 		grep -E '^(x_tables|xt_|ipt_|ip6t_|bpfilter)' | grep -v ' callbacks suppressed$' |
 		grep -Ev "^bpfilter: helper: bpf: netns [0-9]+: (nothing but bpfilter keeps it alive|no task, mount or file of it|cannot enter it to look|cannot count its)"
