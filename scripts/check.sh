@@ -59,8 +59,9 @@ for suite in scripts/suites.d/*.sh; do
 		echo "# suite $name reported no totals: counted as one failure"
 		fail=$((fail + 1))
 	fi
-	echo "=== suite $name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)"
-	summary+=("# summary: $name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)")
+	line="$name: $pass passed, $fail failed ($(( $(date +%s) - start ))s)"
+	echo "=== suite $line"
+	summary+=("# summary: $line")
 	if [ "$fail" -ne 0 ]; then
 		while IFS= read -r line; do
 			summary+=("#   $name: $line")

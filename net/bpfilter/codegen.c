@@ -992,6 +992,12 @@ static void gen_ct_entry(struct codegen *cg)
 	cg_place(cg, done);
 }
 
+/* HOOK2MANIP(): is @hook's manip type SRC (POSTROUTING, INPUT), not DST? */
+static bool hook_manip_src(unsigned int hook)
+{
+	return hook == NF_INET_POST_ROUTING || hook == NF_INET_LOCAL_IN;
+}
+
 /*
  * The nat table's gate (table_kind.nat): nf_nat_inet_fn() consults the
  * table only for a tracked connection's first packet in each direction of
@@ -999,12 +1005,6 @@ static void gen_ct_entry(struct codegen *cg)
  * hook's manip type yet (nf_nat_initialized()). Every other packet passes
  * untouched and uncounted: nf_nat's hook right after translates it.
  */
-/* HOOK2MANIP(): is @hook's manip type SRC (POSTROUTING, INPUT), not DST? */
-static bool hook_manip_src(unsigned int hook)
-{
-	return hook == NF_INET_POST_ROUTING || hook == NF_INET_LOCAL_IN;
-}
-
 static void gen_nat_gate(struct codegen *cg)
 {
 	const struct btf_info *bi = cg->bi;
@@ -2199,15 +2199,14 @@ static long plan_entry(struct codegen *cg, const struct cg_walk *w, enum cg_entr
  * The after block (struct cg_after) that a LEAVES program of run [@start,
  * @start + @len) at tail call depth @depth, whose chains return with the
  * jump stack @rets, takes in @hook: the first one of that run, stack and
- * depth that @hook has not taken with other return rules, made if none
- * and @make. Its index (claimed for @hook if @make), or -errno (-ENOENT:
- * none, not made).
+ * depth that @hook has not taken with other return rules. Its index, or
+ * p->nafters if none (after_take() makes it).
  */
-static long plan_after(struct cg_plan *p, unsigned int hook, uint32_t start, uint32_t len,
-		       uint32_t depth, const uint32_t *rets, uint32_t nframes, bool make)
+static uint32_t after_find(const struct cg_plan *p, unsigned int hook, uint32_t start,
+			   uint32_t len, uint32_t depth, const uint32_t *rets, uint32_t nframes)
 {
 	const size_t fsize = nframes * sizeof(*rets);
-	struct cg_after *a = NULL;
+	const struct cg_after *a;
 	uint32_t k;
 
 	for (k = 0; k < p->nafters; k++) {
@@ -2216,16 +2215,29 @@ static long plan_after(struct cg_plan *p, unsigned int hook, uint32_t start, uin
 		    a->depth == depth && (!a->frames[hook] || !memcmp(a->frames[hook], rets, fsize)))
 			break;
 	}
-	if (!make)
-		return k < p->nafters ? (long)k : -ENOENT;
+	return k;
+}
+
+/*
+ * Take after block @k (after_find()'s answer for these arguments) for
+ * @hook: made if it is p->nafters, its return rules of @hook set. @k, or
+ * -errno.
+ */
+static long after_take(struct cg_plan *p, uint32_t k, unsigned int hook, uint32_t start,
+		       uint32_t len, uint32_t depth, const uint32_t *rets, uint32_t nframes)
+{
+	const size_t fsize = nframes * sizeof(*rets);
+	struct cg_after *a;
+
 	if (k == p->nafters) {
 		if (grow((void **)&p->afters, &p->afters_cap, p->nafters + 1, sizeof(*a)))
 			return -ENOMEM;
-		a = &p->afters[p->nafters++];
-		*a = (struct cg_after){ .start = start, .len = len, .nframes = nframes,
-					.depth = depth, .base = p->nslots };
+		p->afters[p->nafters++] = (struct cg_after){ .start = start, .len = len,
+							     .nframes = nframes, .depth = depth,
+							     .base = p->nslots };
 		p->nslots += NF_INET_NUMHOOKS;
 	}
+	a = &p->afters[k];
 	if (!a->frames[hook]) {
 		a->frames[hook] = malloc(fsize + 1);
 		if (!a->frames[hook])
@@ -2285,10 +2297,12 @@ static void gen_continue(struct codegen *cg, const struct cg_walk *w, uint32_t i
 static void gen_continue_after(struct codegen *cg, const struct cg_walk *w, uint32_t end)
 {
 	struct cg_plan *p = cg->plan;
+	const struct cg_entry *en = &cg->ent;
 	long a, e;
 
-	a = plan_after(p, cg->hook, cg->ent.start, cg->ent.len, cg->ent.depth, w->rets,
-		       w->nframes, true);
+	a = after_find(p, cg->hook, en->start, en->len, en->depth, w->rets, w->nframes);
+	a = after_take(p, (uint32_t)a, cg->hook, en->start, en->len, en->depth, w->rets,
+		       w->nframes);
 	e = a < 0 ? a : plan_after_entry(p, (uint32_t)a, cg->hook, end);
 	if (e < 0) {
 		set_err(cg, (int)e);
@@ -2760,8 +2774,8 @@ static long plan_same_leaves(struct cg_plan *p, const struct table *t, uint32_t 
 {
 	const struct cg_entry *en = &p->entries[e];
 	const struct codegen *o;
-	long a, err;
-	uint32_t k;
+	uint32_t k, a;
+	long err;
 
 	for (k = 0; k < p->nprogs; k++) {
 		o = &p->progs[k];
@@ -2773,14 +2787,14 @@ static long plan_same_leaves(struct cg_plan *p, const struct table *t, uint32_t 
 			continue;
 		if (o->after == UINT32_MAX)
 			return k;
-		/* This hook must take the same after block (plan_after()'s choice). */
-		a = plan_after(p, en->hook, en->start, en->len, en->depth, en->frames, en->nframes,
-			       false);
-		if (a != (long)o->after)
+		/* This hook must take the same after block (what gen_continue_after() would). */
+		a = after_find(p, en->hook, en->start, en->len, en->depth, en->frames, en->nframes);
+		if (a != o->after)
 			continue;
-		a = plan_after(p, en->hook, en->start, en->len, en->depth, en->frames, en->nframes,
-			       true);
-		err = a < 0 ? a : plan_after_entry(p, (uint32_t)a, en->hook, en->start + en->len);
+		err = after_take(p, a, en->hook, en->start, en->len, en->depth, en->frames,
+				 en->nframes);
+		if (err >= 0)
+			err = plan_after_entry(p, a, en->hook, en->start + en->len);
 		return err < 0 ? err : (long)k;
 	}
 	return UINT32_MAX;
@@ -2825,8 +2839,6 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 				cg->hook = hook;
 				cg->leaf_end = p->progs[same].leaf_end;
 				p->prog_same[p->nprogs] = (uint32_t)same;
-				l->nsegs++;
-				l->insns += p->progs[same].len;
 			} else if (p->entries[e].kind == CG_ENTRY_LEAVES && l->seg_insns) {
 				/* How many of the run's chains fit: generate once to see. */
 				cg = plan_prog(p, l, e, lo);
@@ -2845,12 +2857,12 @@ int codegen_plan_hook(struct cg_plan *p, struct cg_hook_load *l, const struct ta
 					return -ENOMEM;
 				cg->leaf_hi = hi;
 				err = codegen_hook(cg, t, hook);
-				l->nsegs++;
 				l->ngen++;
-				l->insns += cg->len;
 				l->err_rule = cg->err_rule;
 				l->err_what = cg->err_what;
 			}
+			l->nsegs++;
+			l->insns += p->progs[p->prog_same[p->nprogs]].len;
 			l->err_prog = p->nprogs++;
 			if (p->entries[e].kind == CG_ENTRY_LEAVES) {
 				p->prog_slot[p->nprogs - 1] = p->entries[e].slot + lo - p->entries[e].start;
